@@ -1,0 +1,215 @@
+#include "base/json.h"
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "base/unicode.h"
+
+namespace engram::json {
+namespace {
+
+// Builds an ordered_json through nlohmann's SAX interface, so that duplicate
+// keys, number classes and nesting can be checked while reading (the DOM
+// parser silently keeps the last duplicate and turns big integers into
+// doubles).
+class StrictBuilder {
+ public:
+  StrictBuilder(Value* root, std::size_t max_depth) : root_(root), max_depth_(max_depth) {}
+
+  bool null() { return Put(Value(nullptr)); }
+  bool boolean(bool v) { return Put(Value(v)); }
+  bool number_integer(std::int64_t v) { return Put(Value(v)); }
+  bool number_unsigned(std::uint64_t v) {
+    if (v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+      return Fail(ReadFault::kNumberOutOfRange, HerePath(), std::to_string(v),
+                  "integer " + std::to_string(v) + " is outside the int64 range");
+    }
+    return Put(Value(static_cast<std::int64_t>(v)));
+  }
+  bool number_float(double v, const std::string& lexeme) {
+    if (lexeme.find_first_of(".eE") == std::string::npos) {
+      // nlohmann falls back to a double when an integer overflows 64 bits.
+      return Fail(ReadFault::kNumberOutOfRange, HerePath(), lexeme,
+                  "integer " + lexeme + " is outside the int64 range");
+    }
+    return Put(Value(v));
+  }
+  bool string(std::string& v) { return Put(Value(std::move(v))); }
+  bool binary(Value::binary_t& /*unused*/) { return Put(Value()); }
+
+  bool start_object(std::size_t /*unused*/) { return Open(Value::object()); }
+  bool start_array(std::size_t /*unused*/) { return Open(Value::array()); }
+  bool end_object() { return Close(); }
+  bool end_array() { return Close(); }
+
+  bool key(std::string& k) {
+    Frame& f = frames_.back();
+    bool duplicate = false;
+    if (f.keys.empty() && f.container->size() < kLinearScanLimit) {
+      duplicate = f.container->contains(k);
+    } else {
+      if (f.keys.empty()) {
+        for (const auto& item : f.container->items()) f.keys.insert(item.key());
+      }
+      duplicate = !f.keys.insert(k).second;
+    }
+    if (duplicate) {
+      return Fail(ReadFault::kDuplicateKey, f.path.Key(k), k, "duplicate key '" + k + "'");
+    }
+    f.key = std::move(k);
+    return true;
+  }
+
+  bool parse_error(std::size_t position, const std::string& /*last_token*/,
+                   const nlohmann::detail::exception& ex) {
+    if (error_) return false;
+    if (ex.id == 406) {  // out_of_range: number overflow parsing '<lexeme>'
+      std::string what = ex.what();
+      std::string lexeme;
+      std::size_t open = what.find('\'');
+      std::size_t close = what.rfind('\'');
+      if (open != std::string::npos && close > open) lexeme = what.substr(open + 1, close - open - 1);
+      return Fail(ReadFault::kNumberOutOfRange, HerePath(), lexeme,
+                  "number " + lexeme + " is outside the range of a double");
+    }
+    return Fail(ReadFault::kSyntax, Path(), "", SyntaxDetail(ex.what(), position));
+  }
+
+  std::optional<ReadError>& error() { return error_; }
+
+ private:
+  static constexpr std::size_t kLinearScanLimit = 16;
+
+  struct Frame {
+    Value* container;
+    Path path;
+    std::string key;                     // pending member name (objects)
+    std::unordered_set<std::string> keys;  // filled once an object grows large
+  };
+
+  // The path of the value about to be added.
+  Path HerePath() const {
+    if (frames_.empty()) return Path();
+    const Frame& f = frames_.back();
+    if (f.container->is_object()) return f.path.Key(f.key);
+    return f.path.Index(f.container->size());
+  }
+
+  Value* Place(Value v) {
+    if (frames_.empty()) {
+      *root_ = std::move(v);
+      return root_;
+    }
+    Frame& f = frames_.back();
+    if (f.container->is_object()) {
+      auto [it, inserted] = f.container->get_ref<Value::object_t&>().emplace(f.key, std::move(v));
+      (void)inserted;
+      return &it->second;
+    }
+    f.container->push_back(std::move(v));
+    return &f.container->back();
+  }
+
+  bool Put(Value v) {
+    Place(std::move(v));
+    return true;
+  }
+
+  bool Open(Value empty) {
+    Path path = HerePath();
+    if (frames_.size() + 1 > max_depth_) {
+      return Fail(ReadFault::kTooDeep, path, "",
+                  "nesting deeper than " + std::to_string(max_depth_) + " levels");
+    }
+    Value* slot = Place(std::move(empty));
+    frames_.push_back(Frame{slot, std::move(path), {}, {}});
+    return true;
+  }
+
+  bool Close() {
+    frames_.pop_back();
+    return true;
+  }
+
+  bool Fail(ReadFault fault, Path path, std::string token, std::string detail) {
+    if (!error_) error_ = ReadError{fault, std::move(path), std::move(detail), std::move(token)};
+    return false;
+  }
+
+  // nlohmann words errors as "[json.exception.parse_error.101] parse error at
+  // line 1, column 9: syntax error while parsing value - invalid literal; last
+  // read: 'NaN'". Keep the reason, then say where; bytes of invalid UTF-8 in
+  // the echoed token are escaped so the message itself is valid UTF-8.
+  static std::string SyntaxDetail(const std::string& what, std::size_t position) {
+    std::string text = what;
+    std::string where;
+    if (std::size_t b = text.find("] "); b != std::string::npos) text = text.substr(b + 2);
+    if (text.rfind("parse error", 0) == 0) {
+      std::size_t colon = text.find(": ");
+      if (colon != std::string::npos) {
+        std::string head = text.substr(0, colon);
+        if (std::size_t at = head.find(" at "); at != std::string::npos) where = head.substr(at + 4);
+        text = text.substr(colon + 2);
+      }
+    }
+    const std::string kPrefix = "syntax error while parsing ";
+    if (text.rfind(kPrefix, 0) == 0) {
+      std::size_t dash = text.find(" - ");
+      if (dash != std::string::npos) text = text.substr(dash + 3);
+    }
+    if (where.empty()) where = "byte " + std::to_string(position);
+    return EscapeInvalidUtf8(text) + " at " + where;
+  }
+
+  Value* root_;
+  std::size_t max_depth_;
+  std::vector<Frame> frames_;
+  std::optional<ReadError> error_;
+};
+
+}  // namespace
+
+ReadResult Read(std::string_view text, const ReadOptions& options) {
+  ReadResult result;
+  if (options.max_bytes != 0 && text.size() > options.max_bytes) {
+    result.error = ReadError{ReadFault::kTooLarge, Path(),
+                             "input of " + std::to_string(text.size()) +
+                                 " bytes exceeds the limit of " +
+                                 std::to_string(options.max_bytes) + " bytes",
+                             ""};
+    return result;
+  }
+  StrictBuilder builder(&result.value, options.max_depth);
+  bool ok = Value::sax_parse(text.begin(), text.end(), &builder, nlohmann::json::input_format_t::json,
+                             /*strict=*/true, /*ignore_comments=*/false);
+  if (!ok || builder.error()) {
+    result.error = builder.error();
+    if (!result.error) result.error = ReadError{ReadFault::kSyntax, Path(), "invalid JSON", ""};
+    result.value = Value();
+  }
+  return result;
+}
+
+std::string_view TypeName(const Value& v) {
+  switch (v.type()) {
+    case Value::value_t::null: return "null";
+    case Value::value_t::boolean: return "bool";
+    case Value::value_t::number_integer:
+    case Value::value_t::number_unsigned: return "int";
+    case Value::value_t::number_float: return "float";
+    case Value::value_t::string: return "string";
+    case Value::value_t::array: return "array";
+    case Value::value_t::object: return "object";
+    default: return "binary";
+  }
+}
+
+std::string Dump(const Value& v) {
+  return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace engram::json
