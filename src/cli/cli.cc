@@ -1,0 +1,31 @@
+#include "cli/cli.h"
+
+#include <iostream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/filter_command.h"
+
+namespace engram::cli {
+
+int Run(int argc, const char* const* argv, std::istream& in, std::ostream& out, std::ostream& err) {
+  CLI::App app{"engram: typed filters, full-text and vector retrieval for AI agents' memory",
+               "engram"};
+  app.require_subcommand(1);
+  FilterOptions filter_options;
+  std::string run;
+  AddFilterCommands(&app, &filter_options, &run);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e, out, err);
+    return code == 0 ? 0 : 2;
+  }
+  if (run == "check") return RunFilterCheck(filter_options, in, out, err);
+  if (run == "eval") return RunFilterEval(filter_options, in, out, err);
+  err << "engram: nothing to do\n";
+  return 2;
+}
+
+}  // namespace engram::cli

@@ -1,0 +1,35 @@
+// The filter compiler: dialect text -> strict JSON -> AST -> checked IR ->
+// optimised IR, or the one Diagnostic that says what is wrong and where
+// (FILTERS.md). This is the entry point the rest of engram uses.
+#ifndef ENGRAM_FILTER_COMPILER_H_
+#define ENGRAM_FILTER_COMPILER_H_
+
+#include <memory>
+#include <string_view>
+
+#include "base/diagnostic.h"
+#include "base/json.h"
+#include "filter/dialects/dialect.h"
+#include "filter/ir/ir.h"
+
+namespace engram::filter {
+
+struct CompiledFilter {
+  Filter checked;    // as the checker built it (explain shows it)
+  Filter optimized;  // what is evaluated, planned and translated
+};
+
+// Compiles filter text in `dialect` against `schema`. The text is at most
+// kMaxFilterBytes and nests at most kMaxJsonDepth levels. Never throws on
+// bad input.
+Checked<CompiledFilter> Compile(Dialect dialect, std::string_view text,
+                                std::shared_ptr<const Schema> schema);
+
+// As Compile, for a filter that is already a JSON value (read strictly by the
+// caller, as part of a larger request).
+Checked<CompiledFilter> CompileJson(Dialect dialect, const json::Value& doc,
+                                    std::shared_ptr<const Schema> schema);
+
+}  // namespace engram::filter
+
+#endif  // ENGRAM_FILTER_COMPILER_H_

@@ -1,0 +1,54 @@
+// The four JSON filter dialects engram reads (FILTERS.md §2). Each turns its
+// JSON into the shared AST, says how the checker should type it (a Policy),
+// and renders faults the way its own document shows them.
+#ifndef ENGRAM_FILTER_DIALECTS_DIALECT_H_
+#define ENGRAM_FILTER_DIALECTS_DIALECT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "base/diagnostic.h"
+#include "base/json.h"
+#include "filter/ast/ast.h"
+#include "filter/check/policy.h"
+
+namespace engram::filter {
+
+enum class Dialect : std::uint8_t { kRetrieve, kExprV1, kVectorFilter, kSearchMemory };
+
+inline constexpr Dialect kAllDialects[] = {Dialect::kRetrieve, Dialect::kExprV1,
+                                           Dialect::kVectorFilter, Dialect::kSearchMemory};
+
+// "retrieve", "expr_v1", "vector_filter", "search_memory".
+std::string_view DialectName(Dialect d);
+std::optional<Dialect> DialectFromName(std::string_view name);
+
+// Global limits (FILTERS.md §1.5).
+inline constexpr std::size_t kMaxFilterBytes = 64 * 1024;
+inline constexpr std::size_t kMaxJsonDepth = 64;
+inline constexpr std::size_t kMaxArrayLiteral = 1024;
+
+class DialectSpec {
+ public:
+  virtual ~DialectSpec() = default;
+  virtual Dialect id() const = 0;
+  // The error code of every diagnostic: 3007 (InvalidParamValue) for
+  // `retrieve`, 400 for the others.
+  virtual int code() const = 0;
+  virtual const Policy& policy() const = 0;
+  // The filter document -> AST. Never fails: what cannot be parsed becomes
+  // a fault inside the tree, where it occurred.
+  virtual ast::Tree Parse(const json::Value& doc) const = 0;
+  // A fault as this dialect words and locates it.
+  virtual Diagnostic Render(const Fault& fault) const = 0;
+  // Where a reading fault at `p` (a duplicate key, an out-of-range number)
+  // is reported.
+  virtual Path LocateReadFault(const Path& p) const { return p; }
+};
+
+const DialectSpec& GetDialect(Dialect d);
+
+}  // namespace engram::filter
+
+#endif  // ENGRAM_FILTER_DIALECTS_DIALECT_H_

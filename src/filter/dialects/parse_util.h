@@ -1,0 +1,70 @@
+// Small helpers the dialect parsers and renderers share.
+#ifndef ENGRAM_FILTER_DIALECTS_PARSE_UTIL_H_
+#define ENGRAM_FILTER_DIALECTS_PARSE_UTIL_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "base/json.h"
+#include "filter/ast/ast.h"
+
+namespace engram::filter::detail {
+
+inline Fault MakeFault(FaultCode code, Path path, std::string a = "", std::string b = "",
+                       std::string c = "") {
+  return Fault{code, std::move(path), std::move(a), std::move(b), std::move(c), "", 0, 0};
+}
+
+inline Fault CountFault(FaultCode code, Path path, std::size_t n, std::size_t m,
+                        std::string a = "") {
+  Fault f = MakeFault(code, std::move(path), std::move(a));
+  f.n = static_cast<std::int64_t>(n);
+  f.m = static_cast<std::int64_t>(m);
+  return f;
+}
+
+inline std::string TypeOf(const json::Value& v) { return std::string(json::TypeName(v)); }
+
+// A node that could not be parsed.
+inline ast::Node Invalid(Path path, Fault fault, std::string op = "") {
+  ast::Node n;
+  n.kind = ast::NodeKind::kInvalid;
+  n.op = std::move(op);
+  n.path = std::move(path);
+  n.fault = std::move(fault);
+  return n;
+}
+
+// The first member of `object` whose key is not in `allowed`.
+inline std::optional<std::string> FirstUnknownKey(const json::Value& object,
+                                                  const std::vector<std::string_view>& allowed) {
+  for (const auto& item : object.items()) {
+    bool known = false;
+    for (std::string_view k : allowed) known = known || item.key() == k;
+    if (!known) return item.key();
+  }
+  return std::nullopt;
+}
+
+// `not(child)` added while lowering an op such as `neq`: it does not count
+// toward the limits, and carries the op as written.
+inline ast::Node LoweredNot(ast::Node child) {
+  ast::Node n;
+  n.kind = ast::NodeKind::kNot;
+  n.op = child.op;
+  n.path = child.path;
+  n.counts = false;
+  n.children.push_back(std::move(child));
+  return n;
+}
+
+// The wording engram uses for a fault wherever a dialect has no wording of
+// its own (the `retrieve` dialect uses it throughout).
+std::string DefaultDetail(const Fault& f);
+
+}  // namespace engram::filter::detail
+
+#endif  // ENGRAM_FILTER_DIALECTS_PARSE_UTIL_H_

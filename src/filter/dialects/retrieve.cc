@@ -1,0 +1,192 @@
+#include "filter/dialects/retrieve.h"
+
+#include <string>
+#include <utility>
+
+#include "filter/dialects/parse_util.h"
+
+namespace engram::filter {
+namespace {
+
+using detail::CountFault;
+using detail::FirstUnknownKey;
+using detail::Invalid;
+using detail::MakeFault;
+using detail::TypeOf;
+
+std::optional<CmpOp> ComparisonOp(std::string_view op) {
+  if (op == "eq") return CmpOp::kEq;
+  if (op == "ne") return CmpOp::kNe;
+  if (op == "lt") return CmpOp::kLt;
+  if (op == "le") return CmpOp::kLe;
+  if (op == "gt") return CmpOp::kGt;
+  if (op == "ge") return CmpOp::kGe;
+  return std::nullopt;
+}
+
+// {"knowledge": field} | {"value": literal}; an array literal only where
+// `list_allowed` (the haystack of `in`).
+ast::Operand ParseOperand(const json::Value& v, const Path& path, bool list_allowed) {
+  ast::Operand o;
+  o.path = path;
+  if (!v.is_object()) {
+    o.fault = MakeFault(FaultCode::kMalformedOperand, path, "not_object", TypeOf(v));
+    return o;
+  }
+  if (v.size() != 1) {
+    o.fault = CountFault(FaultCode::kMalformedOperand, path, v.size(), 1, "key_count");
+    return o;
+  }
+  const std::string& key = v.begin().key();
+  const json::Value& inner = v.begin().value();
+  if (key == "knowledge") {
+    if (!inner.is_string()) {
+      o.fault = MakeFault(FaultCode::kMalformedOperand, path, "field_name", TypeOf(inner));
+      return o;
+    }
+    o.kind = ast::Operand::Kind::kField;
+    o.field = inner.get<std::string>();
+    return o;
+  }
+  if (key != "value") {
+    o.fault = MakeFault(FaultCode::kUnknownNamespace, path, key);
+    return o;
+  }
+  if (inner.is_array()) {
+    if (!list_allowed) {
+      o.fault = MakeFault(FaultCode::kMisplacedArray, path);
+      return o;
+    }
+    if (inner.size() > kMaxArrayLiteral) {
+      o.fault = CountFault(FaultCode::kListTooLarge, path, inner.size(), kMaxArrayLiteral);
+      return o;
+    }
+    o.kind = ast::Operand::Kind::kList;
+    o.items_path = path.Key("value");
+    for (std::size_t i = 0; i < inner.size(); ++i) {
+      if (!inner[i].is_string()) {
+        o.fault = MakeFault(FaultCode::kItemType, o.items_path.Index(i), "string", TypeOf(inner[i]));
+        return o;
+      }
+      o.items.push_back(inner[i]);
+    }
+    return o;
+  }
+  if (inner.is_null() || inner.is_object()) {
+    o.fault = MakeFault(FaultCode::kNotALiteral, path, TypeOf(inner));
+    return o;
+  }
+  o.kind = ast::Operand::Kind::kLiteral;
+  o.literal = inner;
+  return o;
+}
+
+ast::Node ParseNode(const json::Value& v, const Path& path) {
+  if (!v.is_object()) return Invalid(path, MakeFault(FaultCode::kNotObject, path, TypeOf(v)));
+  if (!v.contains("op")) return Invalid(path, MakeFault(FaultCode::kMissingKey, path, "op"));
+  const json::Value& op_value = v["op"];
+  if (!op_value.is_string()) {
+    return Invalid(path, MakeFault(FaultCode::kOpNotString, path.Key("op"), TypeOf(op_value)));
+  }
+  const std::string op = op_value.get<std::string>();
+  ast::Node n;
+  n.op = op;
+  n.path = path;
+  // The members each op takes, besides "op".
+  std::vector<std::string_view> keys;
+  std::optional<CmpOp> cmp = ComparisonOp(op);
+  if (op == "and" || op == "or") {
+    keys = {"op", "args"};
+  } else if (op == "not") {
+    keys = {"op", "arg"};
+  } else if (cmp) {
+    keys = {"op", "lhs", "rhs"};
+  } else if (op == "in") {
+    keys = {"op", "needle", "haystack"};
+  } else {
+    return Invalid(path, MakeFault(FaultCode::kUnknownOp, path, op), op);
+  }
+  if (auto unknown = FirstUnknownKey(v, keys)) {
+    return Invalid(path, MakeFault(FaultCode::kUnknownKey, path.Key(*unknown), *unknown, op), op);
+  }
+  for (std::string_view k : keys) {
+    if (!v.contains(k)) {
+      return Invalid(path, MakeFault(FaultCode::kMissingKey, path, std::string(k), op), op);
+    }
+  }
+  if (op == "and" || op == "or") {
+    n.kind = op == "and" ? ast::NodeKind::kAnd : ast::NodeKind::kOr;
+    const json::Value& args = v["args"];
+    if (!args.is_array()) {
+      return Invalid(path, MakeFault(FaultCode::kWrongContainer, path.Key("args"), "args",
+                                     TypeOf(args), op), op);
+    }
+    if (args.empty()) n.fault = MakeFault(FaultCode::kEmptyArgs, path, op);
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      n.children.push_back(ParseNode(args[i], path.Key("args").Index(i)));
+    }
+    return n;
+  }
+  if (op == "not") {
+    n.kind = ast::NodeKind::kNot;
+    n.children.push_back(ParseNode(v["arg"], path.Key("arg")));
+    return n;
+  }
+  if (cmp) {
+    n.kind = ast::NodeKind::kCompare;
+    n.cmp = *cmp;
+    n.operands.push_back(ParseOperand(v["lhs"], path.Key("lhs"), false));
+    n.operands.push_back(ParseOperand(v["rhs"], path.Key("rhs"), false));
+    return n;
+  }
+  n.kind = ast::NodeKind::kIn;
+  n.operands.push_back(ParseOperand(v["needle"], path.Key("needle"), false));
+  n.operands.push_back(ParseOperand(v["haystack"], path.Key("haystack"), true));
+  return n;
+}
+
+}  // namespace
+
+const Policy& RetrieveDialect::policy() const {
+  static const Policy p = [] {
+    Policy q;
+    q.max_depth = 16;
+    q.max_nodes = 256;
+    q.typed_by_field = false;
+    q.set_eq_is_membership = false;
+    return q;
+  }();
+  return p;
+}
+
+ast::Tree RetrieveDialect::Parse(const json::Value& doc) const {
+  ast::Tree tree;
+  tree.root = ParseNode(doc, Path());
+  return tree;
+}
+
+Path RetrieveDialect::LocateReadFault(const Path& p) const {
+  // A literal's own problems are reported at its operand (`rhs`, not
+  // `rhs.value`); items of an array stay at the item.
+  const auto& s = p.segments();
+  if (!s.empty() && !s.back().is_index && s.back().key == "value") {
+    Path parent;
+    for (std::size_t i = 0; i + 1 < s.size(); ++i) {
+      parent = s[i].is_index ? parent.Index(s[i].index) : parent.Key(s[i].key);
+    }
+    return parent;
+  }
+  return p;
+}
+
+Diagnostic RetrieveDialect::Render(const Fault& f) const {
+  std::string kind = "filter." + std::string(FaultKind(f.code));
+  std::string path = f.path.Dotted("<root>");
+  std::string detail = detail::DefaultDetail(f);
+  if (f.code == FaultCode::kUnknownOp) {
+    detail += " (expected and, or, not, eq, ne, lt, le, gt, ge, in)";
+  }
+  return Diagnostic{code(), kind, path, kind + ": at " + path + ": " + detail};
+}
+
+}  // namespace engram::filter

@@ -1,0 +1,193 @@
+#include "filter/dialects/vector_filter.h"
+
+#include <string>
+#include <utility>
+
+#include "filter/dialects/parse_util.h"
+
+namespace engram::filter {
+namespace {
+
+using detail::CountFault;
+using detail::Invalid;
+using detail::LoweredNot;
+using detail::MakeFault;
+using detail::TypeOf;
+
+constexpr std::string_view kOperators =
+    "$eq, $ne, $in, $nin, $gt, $gte, $lt, $lte, $exists";
+
+ast::Node ParseObject(const json::Value& v, const Path& path, bool is_root);
+
+ast::Operand FieldOperand(const std::string& name, const Path& path) {
+  ast::Operand o;
+  o.kind = ast::Operand::Kind::kField;
+  o.field = name;
+  o.path = path;
+  return o;
+}
+
+// A scalar value operand (arrays belong to $in / $nin only).
+ast::Operand ScalarOperand(const json::Value& v, const Path& path, const std::string& op) {
+  ast::Operand o;
+  o.path = path;
+  if (v.is_array()) {
+    o.fault = MakeFault(FaultCode::kMisplacedArray, path, op);
+    return o;
+  }
+  o.kind = ast::Operand::Kind::kLiteral;
+  o.literal = v;
+  return o;
+}
+
+ast::Node Compare(CmpOp cmp, const std::string& op, const std::string& field,
+                  const Path& field_path, const json::Value& v, const Path& path) {
+  ast::Node n;
+  n.kind = ast::NodeKind::kCompare;
+  n.cmp = cmp;
+  n.op = op;
+  n.path = path;
+  n.operands.push_back(FieldOperand(field, field_path));
+  n.operands.push_back(ScalarOperand(v, path, op));
+  return n;
+}
+
+// One operator of a field predicate: `{"v": {"$gte": 2}}` at /v/$gte.
+ast::Node ParseOperator(const std::string& field, const Path& field_path, const std::string& op,
+                        const json::Value& v) {
+  Path path = field_path.Key(op);
+  if (op == "$eq") return Compare(CmpOp::kEq, op, field, field_path, v, path);
+  if (op == "$ne") return LoweredNot(Compare(CmpOp::kEq, op, field, field_path, v, path));
+  if (op == "$gt") return Compare(CmpOp::kGt, op, field, field_path, v, path);
+  if (op == "$gte") return Compare(CmpOp::kGe, op, field, field_path, v, path);
+  if (op == "$lt") return Compare(CmpOp::kLt, op, field, field_path, v, path);
+  if (op == "$lte") return Compare(CmpOp::kLe, op, field, field_path, v, path);
+  ast::Node n;
+  n.op = op;
+  n.path = path;
+  n.operands.push_back(FieldOperand(field, field_path));
+  if (op == "$in" || op == "$nin") {
+    n.kind = ast::NodeKind::kIn;
+    ast::Operand list;
+    list.path = path;
+    if (!v.is_array()) {
+      list.fault = MakeFault(FaultCode::kWrongContainer, path, op, TypeOf(v));
+    } else if (v.size() > kMaxArrayLiteral) {
+      list.fault = CountFault(FaultCode::kListTooLarge, path, v.size(), kMaxArrayLiteral, op);
+    } else {
+      list.kind = ast::Operand::Kind::kList;
+      list.items_path = path;
+      list.items.assign(v.begin(), v.end());
+    }
+    n.operands.push_back(std::move(list));
+    return op == "$nin" ? LoweredNot(std::move(n)) : n;
+  }
+  if (op == "$exists") {
+    n.kind = ast::NodeKind::kExists;
+    if (!v.is_boolean()) {
+      // Reported after the field, like any value.
+      ast::Operand bad;
+      bad.path = path;
+      bad.fault = MakeFault(FaultCode::kBadBool, path, TypeOf(v));
+      n.operands.push_back(std::move(bad));
+      return n;
+    }
+    return v.get<bool>() ? n : LoweredNot(std::move(n));
+  }
+  if (!op.empty() && op[0] == '$') return Invalid(path, MakeFault(FaultCode::kUnknownOp, path, op), op);
+  return Invalid(path, MakeFault(FaultCode::kNotAnOperator, path, op), op);
+}
+
+// `field: value` at /field.
+ast::Node ParsePredicate(const std::string& field, const json::Value& v, const Path& path) {
+  if (!v.is_object()) return Compare(CmpOp::kEq, "$eq", field, path, v, path);
+  if (v.empty()) return Invalid(path, MakeFault(FaultCode::kEmptyObject, path));
+  if (v.size() == 1) return ParseOperator(field, path, v.begin().key(), v.begin().value());
+  ast::Node n;  // {"v":{"$gte":2,"$lt":10}}: an implicit and over two predicates
+  n.kind = ast::NodeKind::kAnd;
+  n.op = "$and";
+  n.path = path;
+  for (const auto& item : v.items()) n.children.push_back(ParseOperator(field, path, item.key(), item.value()));
+  return n;
+}
+
+ast::Node ParseEntry(const std::string& key, const json::Value& v, const Path& path) {
+  Path p = path.Key(key);
+  if (key == "$and" || key == "$or") {
+    if (!v.is_array()) return Invalid(p, MakeFault(FaultCode::kWrongContainer, p, key, TypeOf(v)), key);
+    ast::Node n;
+    n.kind = key == "$and" ? ast::NodeKind::kAnd : ast::NodeKind::kOr;
+    n.op = key;
+    n.path = p;
+    if (v.empty()) n.fault = MakeFault(FaultCode::kEmptyArgs, p, key);
+    for (std::size_t i = 0; i < v.size(); ++i) n.children.push_back(ParseObject(v[i], p.Index(i), false));
+    return n;
+  }
+  if (!key.empty() && key[0] == '$') return Invalid(p, MakeFault(FaultCode::kUnknownOp, p, key), key);
+  return ParsePredicate(key, v, p);
+}
+
+ast::Node ParseObject(const json::Value& v, const Path& path, bool is_root) {
+  if (!v.is_object()) return Invalid(path, MakeFault(FaultCode::kNotObject, path, TypeOf(v)));
+  if (v.empty()) {
+    if (!is_root) return Invalid(path, MakeFault(FaultCode::kEmptyObject, path));
+    ast::Node all;  // the whole filter `{}`: no restriction
+    all.kind = ast::NodeKind::kConst;
+    all.value = true;
+    all.path = path;
+    return all;
+  }
+  if (v.size() == 1) return ParseEntry(v.begin().key(), v.begin().value(), path);
+  ast::Node n;  // several keys at one level: an implicit and
+  n.kind = ast::NodeKind::kAnd;
+  n.op = "$and";
+  n.path = path;
+  for (const auto& item : v.items()) n.children.push_back(ParseEntry(item.key(), item.value(), path));
+  return n;
+}
+
+std::string Message(const Fault& f) {
+  const std::string n = std::to_string(f.n), m = std::to_string(f.m);
+  switch (f.code) {
+    case FaultCode::kNotObject: return "expected a filter object, got " + f.a;
+    case FaultCode::kWrongContainer: return f.a + " expects an array, got " + f.b;
+    case FaultCode::kEmptyArgs: return f.a + " needs at least one filter";
+    case FaultCode::kUnknownOp: return "unknown operator '" + f.a + "'";
+    case FaultCode::kNotAnOperator:
+      return "expected an operator (" + std::string(kOperators) + "), got '" + f.a + "'";
+    case FaultCode::kTypeMismatch:
+    case FaultCode::kItemType: return "expected " + f.a + ", got " + f.b;
+    case FaultCode::kNullNotAllowed: return "null is allowed only with $eq and $ne";
+    case FaultCode::kBadBool: return "$exists expects true or false, got " + f.a;
+    case FaultCode::kMisplacedArray: return "an array is allowed only with $in and $nin";
+    case FaultCode::kListTooLarge: return f.a + " has " + n + " values, more than the limit of " + m;
+    default: return detail::DefaultDetail(f);
+  }
+}
+
+}  // namespace
+
+const Policy& VectorFilterDialect::policy() const {
+  static const Policy p = [] {
+    Policy q;
+    q.max_depth = 16;
+    q.max_nodes = 256;
+    q.string_order = true;
+    q.null_means_absent = true;
+    return q;
+  }();
+  return p;
+}
+
+ast::Tree VectorFilterDialect::Parse(const json::Value& doc) const {
+  ast::Tree tree;
+  tree.root = ParseObject(doc, Path(), true);
+  return tree;
+}
+
+Diagnostic VectorFilterDialect::Render(const Fault& f) const {
+  std::string path = f.path.Pointer("<root>");
+  return Diagnostic{code(), "filter." + std::string(FaultKind(f.code)), path, path + ": " + Message(f)};
+}
+
+}  // namespace engram::filter

@@ -1,0 +1,179 @@
+#include <cmath>
+#include <limits>
+#include <utility>
+
+#include "base/number.h"
+#include "filter/optimize/passes.h"
+
+namespace engram::filter {
+namespace {
+
+// The values one field may take: an interval, possibly open at either end.
+struct Interval {
+  std::optional<Bound> lo, hi;
+  bool empty = false;
+};
+
+bool IsRangeLeaf(const Node& c) {
+  return (c.op == Op::kCmp && c.cmp != CmpOp::kNe) || c.op == Op::kRange;
+}
+
+void TightenLo(Interval* iv, const Bound& b) {
+  if (!iv->lo) {
+    iv->lo = b;
+    return;
+  }
+  int c = CompareValues(b.value, iv->lo->value).value_or(0);
+  if (c > 0 || (c == 0 && !b.inclusive)) iv->lo = b;
+}
+
+void TightenHi(Interval* iv, const Bound& b) {
+  if (!iv->hi) {
+    iv->hi = b;
+    return;
+  }
+  int c = CompareValues(b.value, iv->hi->value).value_or(0);
+  if (c < 0 || (c == 0 && !b.inclusive)) iv->hi = b;
+}
+
+void Add(Interval* iv, const Node& c) {
+  if (c.op == Op::kRange) {
+    if (c.lo) TightenLo(iv, *c.lo);
+    if (c.hi) TightenHi(iv, *c.hi);
+    return;
+  }
+  const Value& v = c.values[0];
+  switch (c.cmp) {
+    case CmpOp::kEq:
+      TightenLo(iv, Bound{v, true});
+      TightenHi(iv, Bound{v, true});
+      break;
+    case CmpOp::kGt: TightenLo(iv, Bound{v, false}); break;
+    case CmpOp::kGe: TightenLo(iv, Bound{v, true}); break;
+    case CmpOp::kLt: TightenHi(iv, Bound{v, false}); break;
+    case CmpOp::kLe: TightenHi(iv, Bound{v, true}); break;
+    case CmpOp::kNe: break;
+  }
+}
+
+constexpr double kTwo63 = 9223372036854775808.0;
+
+// On an int field every bound becomes an inclusive integer bound (x > 2.5 is
+// x >= 3), so that bounds compare and merge exactly; a bound no int64 can
+// meet makes the interval empty, one every int64 meets disappears.
+void IntegerBounds(Interval* iv) {
+  if (iv->lo) {
+    const Value& v = iv->lo->value;
+    if (const double* d = std::get_if<double>(&v)) {
+      double k = iv->lo->inclusive ? std::ceil(*d) : std::floor(*d) + 1;
+      if (k >= kTwo63) {
+        iv->empty = true;
+      } else if (k <= -kTwo63) {
+        iv->lo.reset();
+      } else {
+        iv->lo = Bound{Value(static_cast<std::int64_t>(k)), true};
+      }
+    } else if (!iv->lo->inclusive) {
+      std::int64_t i = std::get<std::int64_t>(v);
+      if (i == std::numeric_limits<std::int64_t>::max()) {
+        iv->empty = true;
+      } else {
+        iv->lo = Bound{Value(i + 1), true};
+      }
+    }
+  }
+  if (iv->hi) {
+    const Value& v = iv->hi->value;
+    if (const double* d = std::get_if<double>(&v)) {
+      double k = iv->hi->inclusive ? std::floor(*d) : std::ceil(*d) - 1;
+      if (k < -kTwo63) {
+        iv->empty = true;
+      } else if (k >= kTwo63) {
+        iv->hi.reset();
+      } else {
+        iv->hi = Bound{Value(static_cast<std::int64_t>(k)), true};
+      }
+    } else if (!iv->hi->inclusive) {
+      std::int64_t i = std::get<std::int64_t>(v);
+      if (i == std::numeric_limits<std::int64_t>::min()) {
+        iv->empty = true;
+      } else {
+        iv->hi = Bound{Value(i - 1), true};
+      }
+    }
+  }
+}
+
+Node ToNode(const Interval& iv, std::uint32_t slot, const std::string& origin) {
+  if (iv.empty) return MakeConst(false);
+  Node n;
+  n.slot = slot;
+  n.origin = origin;
+  if (iv.lo && iv.hi) {
+    int c = CompareValues(iv.lo->value, iv.hi->value).value_or(0);
+    if (c > 0 || (c == 0 && !(iv.lo->inclusive && iv.hi->inclusive))) return MakeConst(false);
+    if (c == 0) {
+      n.op = Op::kCmp;
+      n.cmp = CmpOp::kEq;
+      n.values.push_back(iv.lo->value);
+      return n;
+    }
+    n.op = Op::kRange;
+    n.lo = iv.lo;
+    n.hi = iv.hi;
+    return n;
+  }
+  if (!iv.lo && !iv.hi) {
+    n.op = Op::kExists;  // every value qualifies, but the field must be there
+    return n;
+  }
+  n.op = Op::kCmp;
+  const Bound& b = iv.lo ? *iv.lo : *iv.hi;
+  n.cmp = iv.lo ? (b.inclusive ? CmpOp::kGe : CmpOp::kGt) : (b.inclusive ? CmpOp::kLe : CmpOp::kLt);
+  n.values.push_back(b.value);
+  return n;
+}
+
+}  // namespace
+
+Node MergeRanges(Node n, const Schema& schema) {
+  if (n.IsLeaf()) {
+    if (!IsRangeLeaf(n) || schema.field(n.slot).type != FieldType::kInt) return n;
+    // A lone bound on an int field that no int64 (or every int64) meets.
+    Interval iv;
+    Add(&iv, n);
+    IntegerBounds(&iv);
+    if (iv.empty || (!iv.lo && !iv.hi)) return ToNode(iv, n.slot, n.origin);
+    return n;
+  }
+  for (Node& c : n.children) c = MergeRanges(std::move(c), schema);
+  if (n.op != Op::kAnd) return n;
+  std::vector<Node> out;
+  std::vector<bool> used(n.children.size(), false);
+  for (std::size_t i = 0; i < n.children.size(); ++i) {
+    if (used[i]) continue;
+    const Node& first = n.children[i];
+    if (!IsRangeLeaf(first)) {
+      out.push_back(std::move(n.children[i]));
+      continue;
+    }
+    Interval iv;
+    std::size_t members = 0;
+    for (std::size_t j = i; j < n.children.size(); ++j) {
+      if (used[j] || !IsRangeLeaf(n.children[j]) || n.children[j].slot != first.slot) continue;
+      Add(&iv, n.children[j]);
+      used[j] = true;
+      ++members;
+    }
+    if (members == 1) {
+      out.push_back(std::move(n.children[i]));
+      continue;
+    }
+    if (schema.field(first.slot).type == FieldType::kInt) IntegerBounds(&iv);
+    out.push_back(ToNode(iv, first.slot, first.origin));
+  }
+  n.children = std::move(out);
+  return n;
+}
+
+}  // namespace engram::filter
