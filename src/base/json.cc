@@ -1,6 +1,8 @@
 #include "base/json.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <limits>
 #include <string>
 #include <unordered_set>
@@ -18,23 +20,24 @@ namespace {
 // doubles).
 class StrictBuilder {
  public:
-  StrictBuilder(Value* root, std::size_t max_depth) : root_(root), max_depth_(max_depth) {}
+  StrictBuilder(Value* root, const ReadOptions& options)
+      : root_(root), max_depth_(options.max_depth), defer_(options.defer_value_faults) {}
 
   bool null() { return Put(Value(nullptr)); }
   bool boolean(bool v) { return Put(Value(v)); }
   bool number_integer(std::int64_t v) { return Put(Value(v)); }
   bool number_unsigned(std::uint64_t v) {
     if (v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
-      return Fail(ReadFault::kNumberOutOfRange, HerePath(), std::to_string(v),
-                  "integer " + std::to_string(v) + " is outside the int64 range");
+      return Defer(ReadFault::kNumberOutOfRange, HerePath(), std::to_string(v),
+                   "integer " + std::to_string(v) + " is outside the int64 range");
     }
     return Put(Value(static_cast<std::int64_t>(v)));
   }
   bool number_float(double v, const std::string& lexeme) {
     if (lexeme.find_first_of(".eE") == std::string::npos) {
       // nlohmann falls back to a double when an integer overflows 64 bits.
-      return Fail(ReadFault::kNumberOutOfRange, HerePath(), lexeme,
-                  "integer " + lexeme + " is outside the int64 range");
+      return Defer(ReadFault::kNumberOutOfRange, HerePath(), lexeme,
+                   "integer " + lexeme + " is outside the int64 range");
     }
     return Put(Value(v));
   }
@@ -58,7 +61,8 @@ class StrictBuilder {
       duplicate = !f.keys.insert(k).second;
     }
     if (duplicate) {
-      return Fail(ReadFault::kDuplicateKey, f.path.Key(k), k, "duplicate key '" + k + "'");
+      discard_next_ = true;  // keep the first value; read and drop this one
+      return Defer(ReadFault::kDuplicateKey, f.path.Key(k), k, "duplicate key '" + k + "'", true);
     }
     f.key = std::move(k);
     return true;
@@ -73,6 +77,9 @@ class StrictBuilder {
       std::size_t open = what.find('\'');
       std::size_t close = what.rfind('\'');
       if (open != std::string::npos && close > open) lexeme = what.substr(open + 1, close - open - 1);
+      // nlohmann stops at this error whatever we answer; Read() may patch
+      // the number out and read again (see there).
+      overflow_end_ = position;
       return Fail(ReadFault::kNumberOutOfRange, HerePath(), lexeme,
                   "number " + lexeme + " is outside the range of a double");
     }
@@ -80,6 +87,9 @@ class StrictBuilder {
   }
 
   std::optional<ReadError>& error() { return error_; }
+  std::vector<ReadError>& deferred() { return deferred_; }
+  // Where an out-of-range double ended (byte offset), after such an error.
+  std::size_t overflow_end() const { return overflow_end_; }
 
  private:
   static constexpr std::size_t kLinearScanLimit = 16;
@@ -100,6 +110,11 @@ class StrictBuilder {
   }
 
   Value* Place(Value v) {
+    if (discard_next_) {  // the value of a duplicate key
+      discard_next_ = false;
+      discarded_.push_back(std::move(v));
+      return &discarded_.back();
+    }
     if (frames_.empty()) {
       *root_ = std::move(v);
       return root_;
@@ -140,6 +155,17 @@ class StrictBuilder {
     return false;
   }
 
+  // A fault that need not stop reading when the caller defers them; the
+  // value read in its place is null. `keyed` faults have already been
+  // dealt with (the value is discarded), so nothing is placed for them.
+  bool Defer(ReadFault fault, Path path, std::string token, std::string detail,
+             bool keyed = false) {
+    if (!defer_) return Fail(fault, std::move(path), std::move(token), std::move(detail));
+    deferred_.push_back(ReadError{fault, std::move(path), std::move(detail), std::move(token)});
+    if (!keyed) Place(Value(nullptr));
+    return true;
+  }
+
   // nlohmann words errors as "[json.exception.parse_error.101] parse error at
   // line 1, column 9: syntax error while parsing value - invalid literal; last
   // read: 'NaN'". Keep the reason, then say where; bytes of invalid UTF-8 in
@@ -167,8 +193,13 @@ class StrictBuilder {
 
   Value* root_;
   std::size_t max_depth_;
+  bool defer_;
+  bool discard_next_ = false;
+  std::deque<Value> discarded_;  // stable addresses while a discarded container fills
   std::vector<Frame> frames_;
   std::optional<ReadError> error_;
+  std::vector<ReadError> deferred_;
+  std::size_t overflow_end_ = 0;
 };
 
 }  // namespace
@@ -183,15 +214,81 @@ ReadResult Read(std::string_view text, const ReadOptions& options) {
                              ""};
     return result;
   }
-  StrictBuilder builder(&result.value, options.max_depth);
-  bool ok = Value::sax_parse(text.begin(), text.end(), &builder, nlohmann::json::input_format_t::json,
-                             /*strict=*/true, /*ignore_comments=*/false);
-  if (!ok || builder.error()) {
-    result.error = builder.error();
-    if (!result.error) result.error = ReadError{ReadFault::kSyntax, Path(), "invalid JSON", ""};
+  // nlohmann cannot continue past a number beyond a double's range. When
+  // faults are deferred, such a number is patched to `null` in a copy of the
+  // text (same length, so positions hold) and the text read again; a few
+  // times at most, after which the fault is reported at once.
+  constexpr int kMaxPatches = 16;
+  std::string patched;
+  std::vector<ReadError> overflows;
+  std::string_view input = text;
+  for (int attempt = 0;; ++attempt) {
     result.value = Value();
+    StrictBuilder builder(&result.value, options);
+    bool ok = Value::sax_parse(input.begin(), input.end(), &builder,
+                               nlohmann::json::input_format_t::json, /*strict=*/true,
+                               /*ignore_comments=*/false);
+    std::optional<ReadError> error = builder.error();
+    if (ok && !error) {
+      result.deferred = std::move(builder.deferred());
+      break;
+    }
+    if (!error) error = ReadError{ReadFault::kSyntax, Path(), "invalid JSON", ""};
+    std::size_t end = builder.overflow_end();
+    std::size_t len = error->token.size();
+    if (options.defer_value_faults && error->fault == ReadFault::kNumberOutOfRange &&
+        attempt < kMaxPatches && len >= 4 && end >= len && end <= input.size()) {
+      if (patched.empty()) patched.assign(text);
+      patched.replace(end - len, len, "null" + std::string(len - 4, ' '));
+      input = patched;
+      overflows.push_back(std::move(*error));
+      continue;
+    }
+    result.error = std::move(error);
+    result.value = Value();
+    return result;
   }
+  for (ReadError& e : overflows) result.deferred.push_back(std::move(e));
+  std::stable_sort(result.deferred.begin(), result.deferred.end(),
+                   [&](const ReadError& a, const ReadError& b) {
+                     return PrecedesInDocument(result.value, a.path, b.path);
+                   });
   return result;
+}
+
+bool PrecedesInDocument(const Value& doc, const Path& a, const Path& b) {
+  const auto& sa = a.segments();
+  const auto& sb = b.segments();
+  const Value* at = &doc;
+  for (std::size_t i = 0;; ++i) {
+    if (i == sb.size()) return false;  // b is a or an ancestor of a
+    if (i == sa.size()) return true;   // a is an ancestor of b
+    if (sa[i] == sb[i]) {
+      if (at != nullptr && sa[i].is_index && at->is_array() && sa[i].index < at->size()) {
+        at = &(*at)[sa[i].index];
+      } else if (at != nullptr && !sa[i].is_index && at->is_object() && at->contains(sa[i].key)) {
+        at = &(*at)[sa[i].key];
+      } else {
+        at = nullptr;
+      }
+      continue;
+    }
+    if (sa[i].is_index && sb[i].is_index) return sa[i].index < sb[i].index;
+    // Members: by their place in the document; absent ones come last.
+    auto position = [at](const Path::Segment& s) {
+      std::size_t pos = 0;
+      if (at != nullptr && at->is_object() && !s.is_index) {
+        for (const auto& item : at->items()) {
+          if (item.key() == s.key) return pos;
+          ++pos;
+        }
+      }
+      return std::numeric_limits<std::size_t>::max();
+    };
+    std::size_t pa = position(sa[i]), pb = position(sb[i]);
+    if (pa != pb) return pa < pb;
+    return sa[i].key < sb[i].key;
+  }
 }
 
 std::string_view TypeName(const Value& v) {

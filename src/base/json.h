@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -28,6 +29,12 @@ using Value = nlohmann::ordered_json;
 struct ReadOptions {
   std::size_t max_bytes = 64 * 1024;  // 0: unlimited
   std::size_t max_depth = 64;         // containers nested deeper are rejected
+  // Duplicate keys and out-of-range numbers do not stop reading: they are
+  // listed in ReadResult::deferred (document order), the first value of a
+  // duplicated key is kept and an out-of-range number reads as null. For
+  // callers that must report the first error of a larger check in document
+  // order (FILTERS.md §1.4).
+  bool defer_value_faults = false;
 };
 
 enum class ReadFault {
@@ -48,11 +55,18 @@ struct ReadError {
 struct ReadResult {
   Value value;
   std::optional<ReadError> error;
+  std::vector<ReadError> deferred;  // with defer_value_faults, in document order
   bool ok() const { return !error.has_value(); }
 };
 
 // Parses `text` as one JSON document under `options`.
 ReadResult Read(std::string_view text, const ReadOptions& options = {});
+
+// Whether the value at path `a` comes before the one at `b` in a pre-order,
+// left-to-right walk of `doc` (members in document order; an ancestor before
+// its descendants; a path that does not exist in `doc` after its siblings
+// that do). Equal paths do not precede each other.
+bool PrecedesInDocument(const Value& doc, const Path& a, const Path& b);
 
 // The JSON type name of `v` as users see it: null, bool, int, float, string,
 // array, object.

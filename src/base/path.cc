@@ -1,8 +1,42 @@
 #include "base/path.h"
 
+#include <cstdio>
 #include <string>
 
 namespace engram {
+namespace {
+
+// A key prints bare when it is a plain name; anything else (empty, dots,
+// brackets, spaces, quotes...) prints as ["quoted"] so the path stays
+// unambiguous.
+bool IsPlainKey(std::string_view key) {
+  if (key.empty()) return false;
+  for (char c : key) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-' || c == '$' || static_cast<unsigned char>(c) >= 0x80;
+    if (!ok) return false;
+  }
+  return true;
+}
+
+std::string QuotedKey(std::string_view key) {
+  std::string out = "[\"";
+  for (char c : key) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned char>(c));
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"]";
+}
+
+}  // namespace
 
 Path Path::Key(std::string_view key) const {
   Path p = *this;
@@ -22,6 +56,8 @@ std::string Path::Dotted(std::string_view root) const {
   for (const Segment& s : segments_) {
     if (s.is_index) {
       out += '[' + std::to_string(s.index) + ']';
+    } else if (!IsPlainKey(s.key)) {
+      out += QuotedKey(s.key);
     } else {
       if (!out.empty()) out += '.';
       out += s.key;
@@ -35,6 +71,8 @@ std::string Path::JsonPath(std::string_view prefix) const {
   for (const Segment& s : segments_) {
     if (s.is_index) {
       out += '[' + std::to_string(s.index) + ']';
+    } else if (!IsPlainKey(s.key)) {
+      out += QuotedKey(s.key);
     } else {
       out += '.';
       out += s.key;

@@ -7,48 +7,78 @@
 
 namespace engram::filter {
 
+namespace {
+
+Fault ReadFaultToFault(const DialectSpec& spec, const json::ReadError& e, std::size_t text_size) {
+  switch (e.fault) {
+    case json::ReadFault::kSyntax:
+      return Fault{FaultCode::kSyntax, Path(), e.detail, "", "", "", 0, 0};
+    case json::ReadFault::kTooDeep:
+      return Fault{FaultCode::kNestingTooDeep, e.path, e.detail, "", "", "", 0, 0};
+    case json::ReadFault::kTooLarge:
+      return Fault{FaultCode::kTextTooLarge, Path(), e.detail, "", "", "",
+                   static_cast<std::int64_t>(text_size), static_cast<std::int64_t>(kMaxFilterBytes)};
+    case json::ReadFault::kDuplicateKey:
+      return Fault{FaultCode::kDuplicateKey, spec.LocateReadFault(e.path), e.token, "", "", "", 0, 0};
+    case json::ReadFault::kNumberOutOfRange:
+      return Fault{FaultCode::kNumberOutOfRange, spec.LocateReadFault(e.path), e.token, e.detail,
+                   "", "", 0, 0};
+  }
+  return Fault{FaultCode::kSyntax, Path(), e.detail, "", "", "", 0, 0};
+}
+
+// Where a deferred reading fault stands in pre-order: a duplicate key is a
+// fault of the object that holds it (like an unknown key), a bad number of
+// the literal it was meant to be.
+Path OrderPath(const DialectSpec& spec, const json::ReadError& e) {
+  Path located = spec.LocateReadFault(e.path);
+  if (e.fault != json::ReadFault::kDuplicateKey || located != e.path) return located;
+  Path parent;
+  const auto& s = e.path.segments();
+  for (std::size_t i = 0; i + 1 < s.size(); ++i) {
+    parent = s[i].is_index ? parent.Index(s[i].index) : parent.Key(s[i].key);
+  }
+  return parent;
+}
+
+Checked<CompiledFilter> CheckTree(const DialectSpec& spec, const json::Value& doc,
+                                  const std::vector<json::ReadError>& deferred,
+                                  std::shared_ptr<const Schema> schema) {
+  ast::Tree tree = spec.Parse(doc);
+  CheckResult checked = Check(tree, *schema, spec.policy());
+  // The first error in pre-order wins, whichever layer found it (FILTERS.md
+  // §1.4): the checker's first fault, or the first duplicate key or
+  // out-of-range number the reader put aside, when that comes earlier.
+  if (!deferred.empty()) {
+    const json::ReadError& first = deferred.front();
+    if (!checked.fault || !json::PrecedesInDocument(doc, checked.fault->path, OrderPath(spec, first))) {
+      return spec.Render(ReadFaultToFault(spec, first, 0));
+    }
+  }
+  if (!checked.root) return spec.Render(*checked.fault);
+  CompiledFilter out;
+  out.checked = Filter{schema, *checked.root};
+  out.optimized = Filter{schema, Optimize(std::move(*checked.root), *schema)};
+  return out;
+}
+
+}  // namespace
+
 Checked<CompiledFilter> Compile(Dialect dialect, std::string_view text,
                                 std::shared_ptr<const Schema> schema) {
   const DialectSpec& spec = GetDialect(dialect);
   json::ReadOptions options;
   options.max_bytes = kMaxFilterBytes;
   options.max_depth = kMaxJsonDepth;
+  options.defer_value_faults = true;
   json::ReadResult doc = json::Read(text, options);
-  if (doc.ok()) return CompileJson(dialect, doc.value, std::move(schema));
-  const json::ReadError& e = *doc.error;
-  Fault f;
-  switch (e.fault) {
-    case json::ReadFault::kSyntax:
-      f = Fault{FaultCode::kSyntax, Path(), e.detail, "", "", "", 0, 0};
-      break;
-    case json::ReadFault::kTooDeep:
-      f = Fault{FaultCode::kNestingTooDeep, e.path, e.detail, "", "", "", 0, 0};
-      break;
-    case json::ReadFault::kTooLarge:
-      f = Fault{FaultCode::kTextTooLarge, Path(), e.detail, "", "", "",
-                static_cast<std::int64_t>(text.size()), static_cast<std::int64_t>(kMaxFilterBytes)};
-      break;
-    case json::ReadFault::kDuplicateKey:
-      f = Fault{FaultCode::kDuplicateKey, spec.LocateReadFault(e.path), e.token, "", "", "", 0, 0};
-      break;
-    case json::ReadFault::kNumberOutOfRange:
-      f = Fault{FaultCode::kNumberOutOfRange, spec.LocateReadFault(e.path), e.token, e.detail, "",
-                "", 0, 0};
-      break;
-  }
-  return spec.Render(f);
+  if (!doc.ok()) return spec.Render(ReadFaultToFault(spec, *doc.error, text.size()));
+  return CheckTree(spec, doc.value, doc.deferred, std::move(schema));
 }
 
 Checked<CompiledFilter> CompileJson(Dialect dialect, const json::Value& doc,
                                     std::shared_ptr<const Schema> schema) {
-  const DialectSpec& spec = GetDialect(dialect);
-  ast::Tree tree = spec.Parse(doc);
-  CheckResult checked = Check(tree, *schema, spec.policy());
-  if (!checked.root) return spec.Render(*checked.fault);
-  CompiledFilter out;
-  out.checked = Filter{schema, *checked.root};
-  out.optimized = Filter{schema, Optimize(std::move(*checked.root), *schema)};
-  return out;
+  return CheckTree(GetDialect(dialect), doc, {}, std::move(schema));
 }
 
 }  // namespace engram::filter

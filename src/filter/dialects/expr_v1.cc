@@ -134,7 +134,7 @@ std::string Message(const Fault& f) {
     case FaultCode::kNotObject:
       return f.path.empty() ? "filter must be an object." : "filter node must be an object.";
     case FaultCode::kBadEnvelope:
-      if (f.a.empty()) return "filter.schema is required.";
+      if (f.b == "missing") return "filter.schema is required.";
       return "unsupported filter schema '" + f.a + "', expected '" + std::string(kExprV1Schema) +
              "'.";
     case FaultCode::kMissingKey:
@@ -194,7 +194,7 @@ ast::Tree ExprV1Dialect::Parse(const json::Value& doc) const {
     return tree;
   }
   if (!doc.contains("schema")) {
-    tree.fault = MakeFault(FaultCode::kBadEnvelope, root.Key("schema"));
+    tree.fault = MakeFault(FaultCode::kBadEnvelope, root.Key("schema"), "", "missing");
     return tree;
   }
   const json::Value& schema = doc["schema"];

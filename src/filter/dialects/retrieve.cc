@@ -166,15 +166,33 @@ ast::Tree RetrieveDialect::Parse(const json::Value& doc) const {
 }
 
 Path RetrieveDialect::LocateReadFault(const Path& p) const {
-  // A literal's own problems are reported at its operand (`rhs`, not
-  // `rhs.value`); items of an array stay at the item.
+  // Walk the node structure (args[i], arg) to the operand the fault is in.
+  // A fault anywhere inside an operand is the operand's (`rhs`, not
+  // `rhs.value` or `lhs.knowledge`), except inside an item of an array
+  // literal, which is the item's (`haystack.value[1]`) (FILTERS.md §1.4).
   const auto& s = p.segments();
-  if (!s.empty() && !s.back().is_index && s.back().key == "value") {
-    Path parent;
-    for (std::size_t i = 0; i + 1 < s.size(); ++i) {
-      parent = s[i].is_index ? parent.Index(s[i].index) : parent.Key(s[i].key);
+  Path out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const Path::Segment& seg = s[i];
+    if (seg.is_index) return p;  // not an operand position
+    if (seg.key == "args" && i + 1 < s.size() && s[i + 1].is_index) {
+      out = out.Key("args").Index(s[i + 1].index);
+      ++i;
+      continue;
     }
-    return parent;
+    if (seg.key == "arg") {
+      out = out.Key("arg");
+      continue;
+    }
+    if (seg.key == "lhs" || seg.key == "rhs" || seg.key == "needle" || seg.key == "haystack") {
+      if (i + 1 == s.size()) return p;  // the operand itself
+      out = out.Key(seg.key);
+      if (!s[i + 1].is_index && s[i + 1].key == "value" && i + 2 < s.size() && s[i + 2].is_index) {
+        return out.Key("value").Index(s[i + 2].index);
+      }
+      return out;
+    }
+    return p;  // a node's own member (`op`, an unknown key)
   }
   return p;
 }

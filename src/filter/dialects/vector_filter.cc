@@ -19,6 +19,25 @@ constexpr std::string_view kOperators =
 
 ast::Node ParseObject(const json::Value& v, const Path& path, bool is_root);
 
+ast::Operand FieldOperand(const std::string& name, const Path& path);
+
+// A predicate that cannot be built (an unknown operator, an empty operator
+// object): its field is still checked first, as for any predicate, and the
+// fault comes after it.
+ast::Node FieldFault(const std::string& field, const Path& field_path, const Path& path,
+                     Fault fault, const std::string& op) {
+  ast::Node n;
+  n.kind = ast::NodeKind::kCompare;
+  n.op = op;
+  n.path = path;
+  n.operands.push_back(FieldOperand(field, field_path));
+  ast::Operand bad;
+  bad.path = path;
+  bad.fault = std::move(fault);
+  n.operands.push_back(std::move(bad));
+  return n;
+}
+
 ast::Operand FieldOperand(const std::string& name, const Path& path) {
   ast::Operand o;
   o.kind = ast::Operand::Kind::kField;
@@ -94,14 +113,16 @@ ast::Node ParseOperator(const std::string& field, const Path& field_path, const 
     }
     return v.get<bool>() ? n : LoweredNot(std::move(n));
   }
-  if (!op.empty() && op[0] == '$') return Invalid(path, MakeFault(FaultCode::kUnknownOp, path, op), op);
-  return Invalid(path, MakeFault(FaultCode::kNotAnOperator, path, op), op);
+  bool dollar = !op.empty() && op[0] == '$';
+  return FieldFault(field, field_path, path,
+                    MakeFault(dollar ? FaultCode::kUnknownOp : FaultCode::kNotAnOperator, path, op),
+                    op);
 }
 
 // `field: value` at /field.
 ast::Node ParsePredicate(const std::string& field, const json::Value& v, const Path& path) {
   if (!v.is_object()) return Compare(CmpOp::kEq, "$eq", field, path, v, path);
-  if (v.empty()) return Invalid(path, MakeFault(FaultCode::kEmptyObject, path));
+  if (v.empty()) return FieldFault(field, path, path, MakeFault(FaultCode::kEmptyObject, path), "$eq");
   if (v.size() == 1) return ParseOperator(field, path, v.begin().key(), v.begin().value());
   ast::Node n;  // {"v":{"$gte":2,"$lt":10}}: an implicit and over two predicates
   n.kind = ast::NodeKind::kAnd;
@@ -123,7 +144,12 @@ ast::Node ParseEntry(const std::string& key, const json::Value& v, const Path& p
     for (std::size_t i = 0; i < v.size(); ++i) n.children.push_back(ParseObject(v[i], p.Index(i), false));
     return n;
   }
-  if (!key.empty() && key[0] == '$') return Invalid(p, MakeFault(FaultCode::kUnknownOp, p, key), key);
+  if (!key.empty() && key[0] == '$') {
+    // A field operator where a field belongs is named as such.
+    bool field_op = key == "$eq" || key == "$ne" || key == "$in" || key == "$nin" || key == "$gt" ||
+                    key == "$gte" || key == "$lt" || key == "$lte" || key == "$exists";
+    return Invalid(p, MakeFault(FaultCode::kUnknownOp, p, key, field_op ? "field_operator" : ""), key);
+  }
   return ParsePredicate(key, v, p);
 }
 
@@ -152,7 +178,11 @@ std::string Message(const Fault& f) {
     case FaultCode::kNotObject: return "expected a filter object, got " + f.a;
     case FaultCode::kWrongContainer: return f.a + " expects an array, got " + f.b;
     case FaultCode::kEmptyArgs: return f.a + " needs at least one filter";
-    case FaultCode::kUnknownOp: return "unknown operator '" + f.a + "'";
+    case FaultCode::kUnknownOp:
+      if (f.b == "field_operator") {
+        return "'" + f.a + "' compares a field: write {\"<field>\": {\"" + f.a + "\": ...}}";
+      }
+      return "unknown operator '" + f.a + "'";
     case FaultCode::kNotAnOperator:
       return "expected an operator (" + std::string(kOperators) + "), got '" + f.a + "'";
     case FaultCode::kTypeMismatch:

@@ -56,52 +56,70 @@ void Add(Interval* iv, const Node& c) {
   }
 }
 
-constexpr double kTwo63 = 9223372036854775808.0;
+constexpr double kTwo63 = 9223372036854775808.0;  // 2^63, exact
+constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+
+// The smallest int64 that satisfies `x > b` / `x >= b`: nullopt when every
+// int64 does, kMax + 1 (reported through *none) when none does. All integer
+// steps are taken in int64, never in double: from 2^53 on, a double cannot
+// hold k + 1.
+std::optional<std::int64_t> IntLowerBound(const Bound& b, bool* none) {
+  if (const double* d = std::get_if<double>(&b.value)) {
+    if (*d >= kTwo63) return *none = true, std::nullopt;
+    if (*d < -kTwo63) return std::nullopt;
+    if (std::optional<std::int64_t> k = ExactInt(*d)) {
+      if (b.inclusive) return *k;
+      if (*k == kMax) return *none = true, std::nullopt;
+      return *k + 1;
+    }
+    return static_cast<std::int64_t>(std::ceil(*d));  // |d| < 2^53 here: exact
+  }
+  std::int64_t k = std::get<std::int64_t>(b.value);
+  if (b.inclusive) return k;
+  if (k == kMax) return *none = true, std::nullopt;
+  return k + 1;
+}
+
+// The largest int64 that satisfies `x < b` / `x <= b`, likewise.
+std::optional<std::int64_t> IntUpperBound(const Bound& b, bool* none) {
+  if (const double* d = std::get_if<double>(&b.value)) {
+    if (*d < -kTwo63) return *none = true, std::nullopt;
+    if (*d >= kTwo63) return std::nullopt;
+    if (std::optional<std::int64_t> k = ExactInt(*d)) {
+      if (b.inclusive) return *k;
+      if (*k == kMin) return *none = true, std::nullopt;
+      return *k - 1;
+    }
+    return static_cast<std::int64_t>(std::floor(*d));
+  }
+  std::int64_t k = std::get<std::int64_t>(b.value);
+  if (b.inclusive) return k;
+  if (k == kMin) return *none = true, std::nullopt;
+  return k - 1;
+}
 
 // On an int field every bound becomes an inclusive integer bound (x > 2.5 is
 // x >= 3), so that bounds compare and merge exactly; a bound no int64 can
 // meet makes the interval empty, one every int64 meets disappears.
 void IntegerBounds(Interval* iv) {
+  bool none = false;
   if (iv->lo) {
-    const Value& v = iv->lo->value;
-    if (const double* d = std::get_if<double>(&v)) {
-      double k = iv->lo->inclusive ? std::ceil(*d) : std::floor(*d) + 1;
-      if (k >= kTwo63) {
-        iv->empty = true;
-      } else if (k <= -kTwo63) {
-        iv->lo.reset();
-      } else {
-        iv->lo = Bound{Value(static_cast<std::int64_t>(k)), true};
-      }
-    } else if (!iv->lo->inclusive) {
-      std::int64_t i = std::get<std::int64_t>(v);
-      if (i == std::numeric_limits<std::int64_t>::max()) {
-        iv->empty = true;
-      } else {
-        iv->lo = Bound{Value(i + 1), true};
-      }
-    }
+    std::optional<std::int64_t> k = IntLowerBound(*iv->lo, &none);
+    iv->lo.reset();
+    if (k) iv->lo = Bound{Value(*k), true};
   }
   if (iv->hi) {
-    const Value& v = iv->hi->value;
-    if (const double* d = std::get_if<double>(&v)) {
-      double k = iv->hi->inclusive ? std::floor(*d) : std::ceil(*d) - 1;
-      if (k < -kTwo63) {
-        iv->empty = true;
-      } else if (k >= kTwo63) {
-        iv->hi.reset();
-      } else {
-        iv->hi = Bound{Value(static_cast<std::int64_t>(k)), true};
-      }
-    } else if (!iv->hi->inclusive) {
-      std::int64_t i = std::get<std::int64_t>(v);
-      if (i == std::numeric_limits<std::int64_t>::min()) {
-        iv->empty = true;
-      } else {
-        iv->hi = Bound{Value(i - 1), true};
-      }
-    }
+    std::optional<std::int64_t> k = IntUpperBound(*iv->hi, &none);
+    iv->hi.reset();
+    if (k) iv->hi = Bound{Value(*k), true};
   }
+  if (none) iv->empty = true;
+  // x >= INT64_MIN and x <= INT64_MAX hold for every int64: drop them
+  // (unless the interval is that single value).
+  bool single = iv->lo && iv->hi && iv->lo->value == iv->hi->value;
+  if (!single && iv->lo && std::get<std::int64_t>(iv->lo->value) == kMin) iv->lo.reset();
+  if (!single && iv->hi && std::get<std::int64_t>(iv->hi->value) == kMax) iv->hi.reset();
 }
 
 Node ToNode(const Interval& iv, std::uint32_t slot, const std::string& origin) {
@@ -134,19 +152,25 @@ Node ToNode(const Interval& iv, std::uint32_t slot, const std::string& origin) {
   return n;
 }
 
+// A lone bound on an int field that no int64 meets (false) or every int64
+// meets (exists); anything else stays as written.
+Node LoneBound(Node n, const Schema& schema) {
+  if (schema.field(n.slot).type != FieldType::kInt) return n;
+  Interval iv;
+  Add(&iv, n);
+  IntegerBounds(&iv);
+  if (iv.empty || (!iv.lo && !iv.hi)) return ToNode(iv, n.slot, n.origin);
+  return n;
+}
+
 }  // namespace
 
 Node MergeRanges(Node n, const Schema& schema) {
-  if (n.IsLeaf()) {
-    if (!IsRangeLeaf(n) || schema.field(n.slot).type != FieldType::kInt) return n;
-    // A lone bound on an int field that no int64 (or every int64) meets.
-    Interval iv;
-    Add(&iv, n);
-    IntegerBounds(&iv);
-    if (iv.empty || (!iv.lo && !iv.hi)) return ToNode(iv, n.slot, n.origin);
-    return n;
+  if (n.IsLeaf()) return IsRangeLeaf(n) ? LoneBound(std::move(n), schema) : n;
+  for (Node& c : n.children) {
+    // Bounds directly under an `and` are merged with their siblings below.
+    if (n.op != Op::kAnd || !IsRangeLeaf(c)) c = MergeRanges(std::move(c), schema);
   }
-  for (Node& c : n.children) c = MergeRanges(std::move(c), schema);
   if (n.op != Op::kAnd) return n;
   std::vector<Node> out;
   std::vector<bool> used(n.children.size(), false);
@@ -166,7 +190,7 @@ Node MergeRanges(Node n, const Schema& schema) {
       ++members;
     }
     if (members == 1) {
-      out.push_back(std::move(n.children[i]));
+      out.push_back(LoneBound(std::move(n.children[i]), schema));
       continue;
     }
     if (schema.field(first.slot).type == FieldType::kInt) IntegerBounds(&iv);

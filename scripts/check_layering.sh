@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Fails when a component includes a component it must not (docs/architecture.md).
+# Data flows one way: base <- schema <- filter stages <- engine <- cli <- app;
+# front-ends see only include/engram/. Tests (*_test.cc, test_*.h) may
+# include what they test and its neighbours.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# component -> components it may include (besides itself)
+declare -A allowed=(
+  [engram]=""
+  [base]="engram"
+  [schema]="engram base"
+  [filter/ast]="engram base"
+  [filter/ir]="engram base schema filter/ast"
+  [filter/eval]="engram base schema filter/ast filter/ir"
+  [filter/check]="engram base schema filter/ast filter/ir"
+  [filter/dialects]="engram base filter/ast filter/check"
+  [filter/optimize]="engram base schema filter/ast filter/ir filter/eval"
+  [filter]="engram base schema filter/ast filter/ir filter/eval filter/check filter/dialects filter/optimize"
+  [engine]="engram base schema filter filter/ast filter/ir filter/eval filter/check filter/dialects filter/optimize"
+  [cli]="engram"
+  [app]="cli"
+)
+
+# The component an include path ("filter/ir/ir.h") or a source file belongs to.
+component_of() {
+  local p=$1
+  case "$p" in
+    engram/*) echo engram ;;
+    filter/*/*) echo "${p%/*}" | cut -d/ -f1-2 ;;
+    */*) echo "${p%%/*}" ;;
+    *) echo "" ;;
+  esac
+}
+
+status=0
+while IFS= read -r file; do
+  case "$file" in
+    include/engram/*) comp=engram ;;
+    app/*) comp=app ;;
+    src/*) comp=$(component_of "${file#src/}") ;;
+  esac
+  base=$(basename "$file")
+  [[ "$base" == *_test.cc || "$base" == test_*.h || "$base" == *_benchmark.cc ]] && continue
+  while IFS= read -r inc; do
+    target=$(component_of "$inc")
+    [[ -z "$target" || "$target" == "$comp" ]] && continue
+    ok=0
+    for a in ${allowed[$comp]-}; do [[ "$a" == "$target" ]] && ok=1; done
+    if [[ $ok -eq 0 ]]; then
+      echo "layering: $file includes \"$inc\" ($comp must not depend on $target)"
+      status=1
+    fi
+  done < <(grep -oE '^#include "[^"]+"' "$file" | sed -E 's/#include "([^"]+)"/\1/')
+done < <(find include src app -name '*.h' -o -name '*.cc' | sort)
+[[ $status -eq 0 ]] && echo "layering: ok"
+exit $status
