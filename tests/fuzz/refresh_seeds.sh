@@ -15,7 +15,7 @@ for d in retrieve expr_v1 vector_filter search_memory; do
   rm -rf "seeds/$d" && mkdir -p "seeds/$d"
   while IFS= read -r line; do
     write "seeds/$d" "${line#filter: }"
-  done < <(grep -h '^filter: ' "$corpus/$d"/*.test)
+  done < <(grep -ah '^filter: ' "$corpus/$d"/*.test)
 done
 rm -rf seeds/json && mkdir -p seeds/json
 for f in "$corpus"/*/*.json; do write seeds/json "$(cat "$f")"; done
