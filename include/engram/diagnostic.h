@@ -23,7 +23,7 @@ struct Diagnostic {
 template <typename T>
 class [[nodiscard]] Checked {
  public:
-  Checked(T value) : rep_(std::move(value)) {}              // NOLINT(google-explicit-constructor)
+  Checked(T value) : rep_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
   Checked(Diagnostic diagnostic) : rep_(std::move(diagnostic)) {}  // NOLINT
   bool ok() const { return std::holds_alternative<T>(rep_); }
   const T& value() const& {

@@ -18,15 +18,15 @@ namespace engram {
 
 enum class StatusCode {
   kOk = 0,
-  kInvalidArgument,    // the caller passed something unusable
-  kNotFound,           // a named thing (file, collection, record) does not exist
-  kAlreadyExists,      // creating something that exists
-  kFailedPrecondition, // the system is not in a state where this can run
-  kResourceExhausted,  // a limit was hit
-  kIoError,            // the operating system refused a read or write
-  kCorruption,         // stored data is not what it should be
+  kInvalidArgument,     // the caller passed something unusable
+  kNotFound,            // a named thing (file, collection, record) does not exist
+  kAlreadyExists,       // creating something that exists
+  kFailedPrecondition,  // the system is not in a state where this can run
+  kResourceExhausted,   // a limit was hit
+  kIoError,             // the operating system refused a read or write
+  kCorruption,          // stored data is not what it should be
   kUnimplemented,
-  kInternal,           // a broken invariant; a bug
+  kInternal,  // a broken invariant; a bug
 };
 
 // Returns a stable lower-case name for `code` ("invalid_argument", ...).
@@ -35,17 +35,14 @@ std::string_view StatusCodeName(StatusCode code);
 class [[nodiscard]] Status {
  public:
   Status() = default;  // OK
-  Status(StatusCode code, std::string message)
-      : code_(code), message_(std::move(message)) {}
+  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
 
   static Status Ok() { return Status(); }
   static Status InvalidArgument(std::string m) {
     return {StatusCode::kInvalidArgument, std::move(m)};
   }
   static Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
-  static Status AlreadyExists(std::string m) {
-    return {StatusCode::kAlreadyExists, std::move(m)};
-  }
+  static Status AlreadyExists(std::string m) { return {StatusCode::kAlreadyExists, std::move(m)}; }
   static Status FailedPrecondition(std::string m) {
     return {StatusCode::kFailedPrecondition, std::move(m)};
   }
@@ -54,9 +51,7 @@ class [[nodiscard]] Status {
   }
   static Status IoError(std::string m) { return {StatusCode::kIoError, std::move(m)}; }
   static Status Corruption(std::string m) { return {StatusCode::kCorruption, std::move(m)}; }
-  static Status Unimplemented(std::string m) {
-    return {StatusCode::kUnimplemented, std::move(m)};
-  }
+  static Status Unimplemented(std::string m) { return {StatusCode::kUnimplemented, std::move(m)}; }
   static Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
 
   bool ok() const { return code_ == StatusCode::kOk; }
@@ -82,12 +77,11 @@ class [[nodiscard]] StatusOr {
   StatusOr(Status status) : rep_(std::move(status)) {  // NOLINT(google-explicit-constructor)
     assert(!std::get<Status>(rep_).ok() && "StatusOr built from an OK status");
   }
-  StatusOr(const T& value) : rep_(value) {}       // NOLINT(google-explicit-constructor)
+  StatusOr(const T& value) : rep_(value) {}        // NOLINT(google-explicit-constructor)
   StatusOr(T&& value) : rep_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
-  template <typename U,
-            typename = std::enable_if_t<std::is_constructible_v<T, U&&> &&
-                                        !std::is_same_v<std::decay_t<U>, Status> &&
-                                        !std::is_same_v<std::decay_t<U>, StatusOr>>>
+  template <typename U, typename = std::enable_if_t<std::is_constructible_v<T, U&&> &&
+                                                    !std::is_same_v<std::decay_t<U>, Status> &&
+                                                    !std::is_same_v<std::decay_t<U>, StatusOr>>>
   StatusOr(U&& value) : rep_(T(std::forward<U>(value))) {}  // NOLINT
 
   bool ok() const { return std::holds_alternative<T>(rep_); }

@@ -76,7 +76,8 @@ class StrictBuilder {
       std::string lexeme;
       std::size_t open = what.find('\'');
       std::size_t close = what.rfind('\'');
-      if (open != std::string::npos && close > open) lexeme = what.substr(open + 1, close - open - 1);
+      if (open != std::string::npos && close > open)
+        lexeme = what.substr(open + 1, close - open - 1);
       // nlohmann stops at this error whatever we answer; Read() may patch
       // the number out and read again (see there).
       overflow_end_ = position;
@@ -97,7 +98,7 @@ class StrictBuilder {
   struct Frame {
     Value* container;
     Path path;
-    std::string key;                     // pending member name (objects)
+    std::string key;                       // pending member name (objects)
     std::unordered_set<std::string> keys;  // filled once an object grows large
   };
 
@@ -178,7 +179,8 @@ class StrictBuilder {
       std::size_t colon = text.find(": ");
       if (colon != std::string::npos) {
         std::string head = text.substr(0, colon);
-        if (std::size_t at = head.find(" at "); at != std::string::npos) where = head.substr(at + 4);
+        if (std::size_t at = head.find(" at "); at != std::string::npos)
+          where = head.substr(at + 4);
         text = text.substr(colon + 2);
       }
     }
@@ -207,11 +209,11 @@ class StrictBuilder {
 ReadResult Read(std::string_view text, const ReadOptions& options) {
   ReadResult result;
   if (options.max_bytes != 0 && text.size() > options.max_bytes) {
-    result.error = ReadError{ReadFault::kTooLarge, Path(),
-                             "input of " + std::to_string(text.size()) +
-                                 " bytes exceeds the limit of " +
-                                 std::to_string(options.max_bytes) + " bytes",
-                             ""};
+    result.error =
+        ReadError{ReadFault::kTooLarge, Path(),
+                  "input of " + std::to_string(text.size()) + " bytes exceeds the limit of " +
+                      std::to_string(options.max_bytes) + " bytes",
+                  ""};
     return result;
   }
   // nlohmann cannot continue past a number beyond a double's range. When
@@ -293,15 +295,23 @@ bool PrecedesInDocument(const Value& doc, const Path& a, const Path& b) {
 
 std::string_view TypeName(const Value& v) {
   switch (v.type()) {
-    case Value::value_t::null: return "null";
-    case Value::value_t::boolean: return "bool";
+    case Value::value_t::null:
+      return "null";
+    case Value::value_t::boolean:
+      return "bool";
     case Value::value_t::number_integer:
-    case Value::value_t::number_unsigned: return "int";
-    case Value::value_t::number_float: return "float";
-    case Value::value_t::string: return "string";
-    case Value::value_t::array: return "array";
-    case Value::value_t::object: return "object";
-    default: return "binary";
+    case Value::value_t::number_unsigned:
+      return "int";
+    case Value::value_t::number_float:
+      return "float";
+    case Value::value_t::string:
+      return "string";
+    case Value::value_t::array:
+      return "array";
+    case Value::value_t::object:
+      return "object";
+    default:
+      return "binary";
   }
 }
 

@@ -9,9 +9,9 @@
 #define ENGRAM_CONCAT_(a, b) ENGRAM_CONCAT_INNER_(a, b)
 
 // Returns from the enclosing function if `expr` (a Status) is not OK.
-#define RETURN_IF_ERROR(expr)                  \
-  do {                                         \
-    ::engram::Status engram_status_ = (expr);  \
+#define RETURN_IF_ERROR(expr)                        \
+  do {                                               \
+    ::engram::Status engram_status_ = (expr);        \
     if (!engram_status_.ok()) return engram_status_; \
   } while (0)
 

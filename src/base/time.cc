@@ -87,7 +87,9 @@ std::optional<ParsedDatetime> ParseDatetime(std::string_view s, DatetimeForm for
   return ParsedDatetime{Datetime{micros}, false};
 }
 
-Datetime EndOfDay(Datetime day_start) { return Datetime{day_start.micros + kMicrosPerDay - 1}; }
+Datetime EndOfDay(Datetime day_start) {
+  return Datetime{day_start.micros + kMicrosPerDay - 1};
+}
 
 std::string FormatDatetime(Datetime t) {
   std::int64_t days = t.micros / kMicrosPerDay;
@@ -100,10 +102,10 @@ std::string FormatDatetime(Datetime t) {
   std::int64_t secs = rem / kMicrosPerSecond;
   std::int64_t frac = rem % kMicrosPerSecond;
   char buf[64];
-  int n = std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02d:%02d:%02d", static_cast<int>(ymd.year()),
-                        static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
-                        static_cast<int>(secs / 3600), static_cast<int>(secs / 60 % 60),
-                        static_cast<int>(secs % 60));
+  int n = std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02d:%02d:%02d",
+                        static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
+                        static_cast<unsigned>(ymd.day()), static_cast<int>(secs / 3600),
+                        static_cast<int>(secs / 60 % 60), static_cast<int>(secs % 60));
   std::string out(buf, static_cast<std::size_t>(n));
   if (frac != 0) {
     std::snprintf(buf, sizeof buf, ".%06d", static_cast<int>(frac));

@@ -17,7 +17,8 @@ namespace {
 // oversized filter is reported as such rather than truncated.
 constexpr std::size_t kMaxStdinBytes = 16 << 20;
 
-bool ReadFilterText(const FilterOptions& o, std::istream& in, std::string* text, std::ostream& err) {
+bool ReadFilterText(const FilterOptions& o, std::istream& in, std::string* text,
+                    std::ostream& err) {
   if (o.filter != "-") {
     *text = o.filter;
     return true;
@@ -69,8 +70,7 @@ void AddFilterCommands(CLI::App* app, FilterOptions* o, std::string* run) {
   CLI::App* filter = app->add_subcommand("filter", "Check and evaluate filters in any dialect");
   filter->require_subcommand(1);
   auto common = [o](CLI::App* cmd) {
-    cmd->add_option("--dialect", o->dialect,
-                     "retrieve | expr_v1 | vector_filter | search_memory")
+    cmd->add_option("--dialect", o->dialect, "retrieve | expr_v1 | vector_filter | search_memory")
         ->required();
     cmd->add_option("--schema", o->schema, "a schema JSON file, or preset:memory / preset:notes")
         ->required();

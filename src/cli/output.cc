@@ -19,6 +19,8 @@ int WriteRejected(std::ostream& out, const Json& error) {
   return 1;
 }
 
-std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+std::string Dump(const Json& j) {
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
 
 }  // namespace engram::cli

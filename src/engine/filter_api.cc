@@ -15,10 +15,14 @@ namespace engram {
 namespace {
 filter::Dialect ToInternal(FilterDialect d) {
   switch (d) {
-    case FilterDialect::kRetrieve: return filter::Dialect::kRetrieve;
-    case FilterDialect::kExprV1: return filter::Dialect::kExprV1;
-    case FilterDialect::kVectorFilter: return filter::Dialect::kVectorFilter;
-    case FilterDialect::kSearchMemory: return filter::Dialect::kSearchMemory;
+    case FilterDialect::kRetrieve:
+      return filter::Dialect::kRetrieve;
+    case FilterDialect::kExprV1:
+      return filter::Dialect::kExprV1;
+    case FilterDialect::kVectorFilter:
+      return filter::Dialect::kVectorFilter;
+    case FilterDialect::kSearchMemory:
+      return filter::Dialect::kSearchMemory;
   }
   return filter::Dialect::kRetrieve;
 }
@@ -62,7 +66,9 @@ Checked<SchemaRef> SchemaRef::Parse(std::string_view json_text) {
   return SchemaRef(std::move(schema).value());
 }
 
-std::string SchemaRef::ToJson() const { return json::Dump(schema_->ToJson()); }
+std::string SchemaRef::ToJson() const {
+  return json::Dump(schema_->ToJson());
+}
 
 Checked<MetadataRecord> MetadataRecord::Parse(const SchemaRef& schema, std::string_view json_text) {
   json::ReadOptions options;
@@ -77,11 +83,15 @@ Checked<MetadataRecord> MetadataRecord::Parse(const SchemaRef& schema, std::stri
   return MetadataRecord(std::make_shared<const Record>(std::move(record).value()));
 }
 
-const std::string& MetadataRecord::id() const { return record_->id; }
+const std::string& MetadataRecord::id() const {
+  return record_->id;
+}
 
-Checked<CompiledFilterRef> CompiledFilterRef::Compile(FilterDialect dialect, const SchemaRef& schema,
+Checked<CompiledFilterRef> CompiledFilterRef::Compile(FilterDialect dialect,
+                                                      const SchemaRef& schema,
                                                       std::string_view text) {
-  Checked<filter::CompiledFilter> compiled = filter::Compile(ToInternal(dialect), text, schema.get());
+  Checked<filter::CompiledFilter> compiled =
+      filter::Compile(ToInternal(dialect), text, schema.get());
   if (!compiled.ok()) return compiled.diagnostic();
   return CompiledFilterRef(
       std::make_shared<const filter::CompiledFilter>(std::move(compiled).value()));

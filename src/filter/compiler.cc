@@ -16,13 +16,26 @@ Fault ReadFaultToFault(const DialectSpec& spec, const json::ReadError& e, std::s
     case json::ReadFault::kTooDeep:
       return Fault{FaultCode::kNestingTooDeep, e.path, e.detail, "", "", "", 0, 0};
     case json::ReadFault::kTooLarge:
-      return Fault{FaultCode::kTextTooLarge, Path(), e.detail, "", "", "",
-                   static_cast<std::int64_t>(text_size), static_cast<std::int64_t>(kMaxFilterBytes)};
+      return Fault{FaultCode::kTextTooLarge,
+                   Path(),
+                   e.detail,
+                   "",
+                   "",
+                   "",
+                   static_cast<std::int64_t>(text_size),
+                   static_cast<std::int64_t>(kMaxFilterBytes)};
     case json::ReadFault::kDuplicateKey:
-      return Fault{FaultCode::kDuplicateKey, spec.LocateReadFault(e.path), e.token, "", "", "", 0, 0};
+      return Fault{
+          FaultCode::kDuplicateKey, spec.LocateReadFault(e.path), e.token, "", "", "", 0, 0};
     case json::ReadFault::kNumberOutOfRange:
-      return Fault{FaultCode::kNumberOutOfRange, spec.LocateReadFault(e.path), e.token, e.detail,
-                   "", "", 0, 0};
+      return Fault{FaultCode::kNumberOutOfRange,
+                   spec.LocateReadFault(e.path),
+                   e.token,
+                   e.detail,
+                   "",
+                   "",
+                   0,
+                   0};
   }
   return Fault{FaultCode::kSyntax, Path(), e.detail, "", "", "", 0, 0};
 }
@@ -51,7 +64,8 @@ Checked<CompiledFilter> CheckTree(const DialectSpec& spec, const json::Value& do
   // out-of-range number the reader put aside, when that comes earlier.
   if (!deferred.empty()) {
     const json::ReadError& first = deferred.front();
-    if (!checked.fault || !json::PrecedesInDocument(doc, checked.fault->path, OrderPath(spec, first))) {
+    if (!checked.fault ||
+        !json::PrecedesInDocument(doc, checked.fault->path, OrderPath(spec, first))) {
       return spec.Render(ReadFaultToFault(spec, first, 0));
     }
   }

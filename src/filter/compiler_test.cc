@@ -17,9 +17,10 @@ std::string Error(Dialect d, std::string_view text) {
 TEST(Compiler, ReadingFaultsAreLocatedPerDialect) {
   EXPECT_EQ(Error(Dialect::kRetrieve, R"({"op":"eq","op":"ne"})"),
             "filter.malformed: at op: duplicate key 'op'");
-  EXPECT_EQ(Error(Dialect::kRetrieve,
-                  R"({"op":"eq","lhs":{"knowledge":"i"},"rhs":{"value":9223372036854775808}})"),
-            "filter.invalid_literal: at rhs: integer 9223372036854775808 is outside the int64 range");
+  EXPECT_EQ(
+      Error(Dialect::kRetrieve,
+            R"({"op":"eq","lhs":{"knowledge":"i"},"rhs":{"value":9223372036854775808}})"),
+      "filter.invalid_literal: at rhs: integer 9223372036854775808 is outside the int64 range");
   EXPECT_EQ(Error(Dialect::kVectorFilter, R"({"i":{"$gt":1e999}})"),
             "/i/$gt: number 1e999 is outside the range of a double");
   EXPECT_EQ(Error(Dialect::kExprV1, R"({"schema":"search_filter_expr/v1","schema":"x"})"),
@@ -43,9 +44,10 @@ TEST(Compiler, KeepsCheckedAndOptimized) {
 }
 
 TEST(Compiler, OriginsNameTheOpAsWritten) {
-  auto c = Compile(Dialect::kExprV1,
-                   R"({"schema":"search_filter_expr/v1","expr":{"op":"neq","field":"S","value":"a"}})",
-                   TestSchema());
+  auto c =
+      Compile(Dialect::kExprV1,
+              R"({"schema":"search_filter_expr/v1","expr":{"op":"neq","field":"S","value":"a"}})",
+              TestSchema());
   ASSERT_TRUE(c.ok()) << c.diagnostic().message;
   EXPECT_EQ(c.value().checked.root.op, Op::kNot);
   EXPECT_EQ(c.value().checked.root.origin, "neq:s");

@@ -15,8 +15,8 @@ Diagnostic RecordError(const std::string& field, const std::string& message) {
 
 Checked<Record> ParseRecord(const json::Value& object, const Schema& schema) {
   if (!object.is_object()) {
-    return RecordError("", "a record must be a JSON object, got " +
-                               std::string(json::TypeName(object)));
+    return RecordError(
+        "", "a record must be a JSON object, got " + std::string(json::TypeName(object)));
   }
   Record record;
   record.slots.resize(schema.fields().size());
@@ -48,7 +48,8 @@ Checked<Record> ParseRecord(const json::Value& object, const Schema& schema) {
   for (const Field& field : schema.fields()) {
     Value& slot = record.slots[field.slot];
     if (!std::holds_alternative<std::monostate>(slot)) continue;
-    if (field.presence == Presence::kRequired) return RecordError(field.name, "required but missing");
+    if (field.presence == Presence::kRequired)
+      return RecordError(field.name, "required but missing");
     if (field.presence == Presence::kDefault) slot = field.default_value;
   }
   if (!schema.id_field().empty()) {
@@ -57,8 +58,8 @@ Checked<Record> ParseRecord(const json::Value& object, const Schema& schema) {
     if (record.id.empty()) {
       record.id = from_field;
     } else if (record.id != from_field) {
-      return RecordError("id", "id '" + record.id + "' differs from " + idf->name + " '" +
-                                   from_field + "'");
+      return RecordError(
+          "id", "id '" + record.id + "' differs from " + idf->name + " '" + from_field + "'");
     }
     if (record.id.empty()) return RecordError(idf->name, "must be a non-empty string");
   }

@@ -15,7 +15,7 @@ namespace engram {
 
 struct Record {
   std::string id;
-  std::vector<Value> slots;  // by Field::slot; monostate = absent
+  std::vector<Value> slots;                   // by Field::slot; monostate = absent
   json::Value extra = json::Value::object();  // keys outside the schema, in order
 };
 

@@ -94,17 +94,23 @@ std::variant<Value, std::string> ConvertFieldValue(const Field& field, const jso
 
 json::Value ValueToJson(const Value& v) {
   switch (v.index()) {
-    case 1: return std::get<bool>(v);
-    case 2: return std::get<std::int64_t>(v);
-    case 3: return std::get<double>(v);
-    case 4: return std::get<std::string>(v);
-    case 5: return FormatDatetime(std::get<Datetime>(v));
+    case 1:
+      return std::get<bool>(v);
+    case 2:
+      return std::get<std::int64_t>(v);
+    case 3:
+      return std::get<double>(v);
+    case 4:
+      return std::get<std::string>(v);
+    case 5:
+      return FormatDatetime(std::get<Datetime>(v));
     case 6: {
       json::Value a = json::Value::array();
       for (const auto& s : std::get<StringSet>(v)) a.push_back(s);
       return a;
     }
-    default: return nullptr;
+    default:
+      return nullptr;
   }
 }
 
@@ -115,9 +121,15 @@ json::Value Schema::ToJson() const {
     o["name"] = f.name;
     o["type"] = FieldTypeName(f.type);
     switch (f.presence) {
-      case Presence::kRequired: o["required"] = true; break;
-      case Presence::kOptional: o["optional"] = true; break;
-      case Presence::kDefault: o["default"] = ValueToJson(f.default_value); break;
+      case Presence::kRequired:
+        o["required"] = true;
+        break;
+      case Presence::kOptional:
+        o["optional"] = true;
+        break;
+      case Presence::kDefault:
+        o["default"] = ValueToJson(f.default_value);
+        break;
     }
     if (!f.filterable) o["filterable"] = false;
     if (f.min) o["min"] = *f.min;

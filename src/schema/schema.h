@@ -30,7 +30,7 @@ struct Field {
   std::string name;
   FieldType type = FieldType::kString;
   Presence presence = Presence::kOptional;
-  Value default_value;    // set when presence == kDefault
+  Value default_value;  // set when presence == kDefault
   bool filterable = true;
   std::optional<std::int64_t> min;  // int fields: smallest allowed value
   // string fields: a JSON number is accepted and stored as its shortest

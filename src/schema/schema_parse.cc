@@ -35,8 +35,8 @@ Checked<Field> ParseField(const json::Value& f, const Path& path,
   if (!f["name"].is_string()) return SchemaError(path.Key("name"), "name must be a string");
   field.name = f["name"].get<std::string>();
   if (field.name.empty() || field.name.size() > kMaxFieldNameBytes) {
-    return SchemaError(path.Key("name"), "name must be 1 to " +
-                                             std::to_string(kMaxFieldNameBytes) + " bytes");
+    return SchemaError(path.Key("name"),
+                       "name must be 1 to " + std::to_string(kMaxFieldNameBytes) + " bytes");
   }
   if (field.name == "id" || field.name == "vector" || field.name[0] == '$') {
     return SchemaError(path.Key("name"),
@@ -86,9 +86,9 @@ Checked<Field> ParseField(const json::Value& f, const Path& path,
     }
     auto v = ConvertFieldValue(probe, d);
     if (auto* msg = std::get_if<std::string>(&v)) {
-      return SchemaError(path.Key("default"), "default for " +
-                                                  std::string(FieldTypeName(field.type)) +
-                                                  " field: " + *msg);
+      return SchemaError(
+          path.Key("default"),
+          "default for " + std::string(FieldTypeName(field.type)) + " field: " + *msg);
     }
     field.default_value = std::get<Value>(std::move(v));
   }
@@ -107,7 +107,8 @@ Checked<Field> ParseField(const json::Value& f, const Path& path,
     if (field.type != FieldType::kInt) {
       return SchemaError(path.Key("min"), "min applies to int fields only");
     }
-    if (!f["min"].is_number_integer()) return SchemaError(path.Key("min"), "min must be an integer");
+    if (!f["min"].is_number_integer())
+      return SchemaError(path.Key("min"), "min must be an integer");
     field.min = f["min"].get<std::int64_t>();
     if (field.presence == Presence::kDefault &&
         std::get<std::int64_t>(field.default_value) < *field.min) {
@@ -116,7 +117,8 @@ Checked<Field> ParseField(const json::Value& f, const Path& path,
   }
   if (f.contains("numbers_as_text")) {
     if (field.type != FieldType::kString) {
-      return SchemaError(path.Key("numbers_as_text"), "numbers_as_text applies to string fields only");
+      return SchemaError(path.Key("numbers_as_text"),
+                         "numbers_as_text applies to string fields only");
     }
     if (!f["numbers_as_text"].is_boolean()) {
       return SchemaError(path.Key("numbers_as_text"), "numbers_as_text must be true or false");
@@ -153,8 +155,8 @@ Checked<std::shared_ptr<const Schema>> Schema::FromJson(const json::Value& doc) 
   const json::Value& fields = doc["fields"];
   if (!fields.is_array()) return SchemaError(root.Key("fields"), "fields must be an array");
   if (fields.size() > kMaxSchemaFields) {
-    return SchemaError(root.Key("fields"), "more than " + std::to_string(kMaxSchemaFields) +
-                                               " fields");
+    return SchemaError(root.Key("fields"),
+                       "more than " + std::to_string(kMaxSchemaFields) + " fields");
   }
   std::vector<Field> parsed;
   std::unordered_set<std::string> seen_lower;

@@ -68,7 +68,8 @@ TEST(Schema, LocatedErrors) {
             "with $)");
   EXPECT_EQ(ErrorOf(R"({"fields":[{"name":"a","type":"int","optional":false}]})"),
             "fields[0].optional: optional must be true when given");
-  EXPECT_EQ(ErrorOf(R"({"fieldz":[]})"), "fieldz: unknown key 'fieldz' (expected fields, id_field)");
+  EXPECT_EQ(ErrorOf(R"({"fieldz":[]})"),
+            "fieldz: unknown key 'fieldz' (expected fields, id_field)");
   EXPECT_EQ(ErrorOf(R"([])"), "<schema>: a schema must be an object with \"fields\"");
   EXPECT_EQ(ErrorOf(R"({"fields":[{"name":"a","type":"int","optional":true,}]})").substr(0, 26),
             "<schema>: not valid JSON: ");
@@ -83,10 +84,10 @@ TEST(Schema, Presets) {
   auto memory = MemorySchema();
   std::vector<std::string> names;
   for (const Field& f : memory->fields()) names.push_back(f.name);
-  EXPECT_EQ(names, (std::vector<std::string>{
-                       "session_id", "tool", "agent_id", "title", "context", "sequence_order",
-                       "memory_id", "timestamp", "preceding_memory_id", "archetype_title",
-                       "archetype_version", "schema_version"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"session_id", "tool", "agent_id", "title", "context",
+                                             "sequence_order", "memory_id", "timestamp",
+                                             "preceding_memory_id", "archetype_title",
+                                             "archetype_version", "schema_version"}));
   EXPECT_EQ(memory->id_field(), "memory_id");
   EXPECT_EQ(memory->Find("timestamp")->type, FieldType::kDatetime);
   EXPECT_EQ(memory->Find("preceding_memory_id")->presence, Presence::kOptional);
@@ -94,8 +95,8 @@ TEST(Schema, Presets) {
   names.clear();
   for (const Field& f : notes->fields()) names.push_back(f.name);
   EXPECT_EQ(names, (std::vector<std::string>{"type", "key", "scope", "agent_id", "importance",
-                                             "confidence", "updated_at", "expires_at",
-                                             "hit_count", "last_hit_at"}));
+                                             "confidence", "updated_at", "expires_at", "hit_count",
+                                             "last_hit_at"}));
   EXPECT_EQ(notes->Find("importance")->type, FieldType::kFloat);
   EXPECT_EQ(FindPreset("memory"), memory);
   EXPECT_EQ(FindPreset("knowledge"), nullptr);

@@ -8,12 +8,18 @@ namespace engram {
 
 std::string_view FieldTypeName(FieldType type) {
   switch (type) {
-    case FieldType::kInt: return "int";
-    case FieldType::kFloat: return "float";
-    case FieldType::kString: return "string";
-    case FieldType::kBool: return "bool";
-    case FieldType::kDatetime: return "datetime";
-    case FieldType::kStringSet: return "set<string>";
+    case FieldType::kInt:
+      return "int";
+    case FieldType::kFloat:
+      return "float";
+    case FieldType::kString:
+      return "string";
+    case FieldType::kBool:
+      return "bool";
+    case FieldType::kDatetime:
+      return "datetime";
+    case FieldType::kStringSet:
+      return "set<string>";
   }
   return "?";
 }
@@ -28,13 +34,20 @@ std::optional<FieldType> FieldTypeFromName(std::string_view name) {
 
 std::string_view ValueTypeName(const Value& v) {
   switch (v.index()) {
-    case 0: return "absent";
-    case 1: return "bool";
-    case 2: return "int";
-    case 3: return "float";
-    case 4: return "string";
-    case 5: return "datetime";
-    default: return "set<string>";
+    case 0:
+      return "absent";
+    case 1:
+      return "bool";
+    case 2:
+      return "int";
+    case 3:
+      return "float";
+    case 4:
+      return "string";
+    case 5:
+      return "datetime";
+    default:
+      return "set<string>";
   }
 }
 
@@ -58,13 +71,16 @@ std::optional<int> CompareValues(const Value& a, const Value& b) {
   }
   if (a.index() != b.index()) return std::nullopt;
   switch (a.index()) {
-    case 1: return Three(std::get<bool>(a), std::get<bool>(b));
+    case 1:
+      return Three(std::get<bool>(a), std::get<bool>(b));
     case 4: {
       int c = std::get<std::string>(a).compare(std::get<std::string>(b));
       return c < 0 ? -1 : (c > 0 ? 1 : 0);
     }
-    case 5: return Three(std::get<Datetime>(a), std::get<Datetime>(b));
-    default: return std::nullopt;
+    case 5:
+      return Three(std::get<Datetime>(a), std::get<Datetime>(b));
+    default:
+      return std::nullopt;
   }
 }
 
@@ -76,12 +92,17 @@ bool ValuesEqual(const Value& a, const Value& b) {
 namespace {
 int TypeClass(const Value& v) {
   switch (v.index()) {
-    case 1: return 0;
+    case 1:
+      return 0;
     case 2:
-    case 3: return 1;
-    case 4: return 2;
-    case 5: return 3;
-    default: return 4;
+    case 3:
+      return 1;
+    case 4:
+      return 2;
+    case 5:
+      return 3;
+    default:
+      return 4;
   }
 }
 }  // namespace

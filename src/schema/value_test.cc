@@ -20,8 +20,9 @@ TEST(Value, ExactComparison) {
 }
 
 TEST(Value, LiteralOrder) {
-  std::vector<Value> v = {Value(std::string("b")), Value(2.0), Value(std::int64_t{2}),
-                          Value(true), Value(std::int64_t{1}), Value(std::string("a"))};
+  std::vector<Value> v = {Value(std::string("b")), Value(2.0),
+                          Value(std::int64_t{2}),  Value(true),
+                          Value(std::int64_t{1}),  Value(std::string("a"))};
   std::sort(v.begin(), v.end(), LiteralLess);
   EXPECT_TRUE(std::holds_alternative<bool>(v[0]));
   EXPECT_EQ(std::get<std::int64_t>(v[1]), 1);

@@ -96,7 +96,8 @@ std::vector<Case> ReadCases(const fs::path& file) {
       current->has_filter = true;
       continue;
     }
-    if (colon == std::string::npos) throw std::runtime_error(file.string() + ":" + std::to_string(number) + ": no key");
+    if (colon == std::string::npos)
+      throw std::runtime_error(file.string() + ":" + std::to_string(number) + ": no key");
     std::string value = line.substr(colon + 1);
     if (!value.empty() && value[0] == ' ') value.erase(0, 1);
     if (key == "schema") {
@@ -134,7 +135,8 @@ std::vector<Case> ReadCases(const fs::path& file) {
     } else if (key == "code") {
       current->code = std::stoi(value);
     } else {
-      throw std::runtime_error(file.string() + ":" + std::to_string(number) + ": unknown key " + key);
+      throw std::runtime_error(file.string() + ":" + std::to_string(number) + ": unknown key " +
+                               key);
     }
   }
   finish();
@@ -204,16 +206,17 @@ TEST_P(CorpusTest, Cases) {
     }
     ASSERT_TRUE(compiled.ok()) << compiled.diagnostic().message;
     if (c.ir) {
-        EXPECT_EQ(compiled.value().IrSexpr(false), *c.ir);
-      }
+      EXPECT_EQ(compiled.value().IrSexpr(false), *c.ir);
+    }
     if (c.optimized) {
-        EXPECT_EQ(compiled.value().IrSexpr(true), *c.optimized);
-      }
+      EXPECT_EQ(compiled.value().IrSexpr(true), *c.optimized);
+    }
     if (c.matches) {
       ASSERT_FALSE(c.records.empty()) << "matches: without records:";
       std::string ids_optimized;
       for (const MetadataRecord& r : LoadRecords(schema, file.parent_path() / c.records)) {
-        if (compiled.value().Matches(r)) ids_optimized += (ids_optimized.empty() ? "" : " ") + r.id();
+        if (compiled.value().Matches(r))
+          ids_optimized += (ids_optimized.empty() ? "" : " ") + r.id();
       }
       EXPECT_EQ(ids_optimized, *c.matches);
     }
@@ -230,7 +233,8 @@ std::vector<fs::path> CorpusFiles() {
 }
 
 std::string TestName(const testing::TestParamInfo<fs::path>& info) {
-  std::string name = info.param.parent_path().filename().string() + "_" + info.param.stem().string();
+  std::string name =
+      info.param.parent_path().filename().string() + "_" + info.param.stem().string();
   for (char& ch : name) {
     if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
   }

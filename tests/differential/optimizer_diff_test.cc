@@ -89,8 +89,9 @@ TEST(OptimizerDifferential, RandomDialectFiltersAgree) {
   for (filter::Dialect d : filter::kAllDialects) {
     for (int s = 0; s < kSchemas; ++s) {
       testing::Rng rng(5000 + s * 7 + static_cast<int>(d));
-      std::shared_ptr<const Schema> schema =
-          d == filter::Dialect::kSearchMemory && s % 2 == 0 ? MemorySchema() : testing::RandomSchema(rng);
+      std::shared_ptr<const Schema> schema = d == filter::Dialect::kSearchMemory && s % 2 == 0
+                                                 ? MemorySchema()
+                                                 : testing::RandomSchema(rng);
       std::vector<Record> records = Records(rng, *schema);
       for (int i = 0; i < kFiltersPerSchema; ++i) {
         std::string text = testing::RandomDialectFilter(rng, *schema, d);
@@ -104,7 +105,8 @@ TEST(OptimizerDifferential, RandomDialectFiltersAgree) {
           ++evaluations;
           ASSERT_EQ(filter::Evaluate(f.checked.root, r.slots),
                     filter::Evaluate(f.optimized.root, r.slots))
-              << filter::DialectName(d) << " " << text << "\nchecked:   " << filter::ToSexpr(f.checked)
+              << filter::DialectName(d) << " " << text
+              << "\nchecked:   " << filter::ToSexpr(f.checked)
               << "\noptimized: " << filter::ToSexpr(f.optimized);
         }
       }
@@ -112,7 +114,8 @@ TEST(OptimizerDifferential, RandomDialectFiltersAgree) {
   }
   // Most random filters must be valid, or this test checks little.
   EXPECT_GT(compiled, static_cast<std::size_t>(4 * kSchemas * kFiltersPerSchema / 2));
-  std::printf("dialect differential: %zu filters compiled, %zu evaluations\n", compiled, evaluations);
+  std::printf("dialect differential: %zu filters compiled, %zu evaluations\n", compiled,
+              evaluations);
 }
 
 }  // namespace

@@ -46,12 +46,24 @@ const std::vector<Record>& FuzzRecords(const Schema& schema) {
     for (const Field& f : schema.fields()) {
       json::Value v;
       switch (f.type) {
-        case FieldType::kInt: v = 3; break;
-        case FieldType::kFloat: v = 2.5; break;
-        case FieldType::kString: v = "mage"; break;
-        case FieldType::kBool: v = true; break;
-        case FieldType::kDatetime: v = "2025-07-01T00:00:00Z"; break;
-        case FieldType::kStringSet: v = json::Value::array({"mage", "warrior"}); break;
+        case FieldType::kInt:
+          v = 3;
+          break;
+        case FieldType::kFloat:
+          v = 2.5;
+          break;
+        case FieldType::kString:
+          v = "mage";
+          break;
+        case FieldType::kBool:
+          v = true;
+          break;
+        case FieldType::kDatetime:
+          v = "2025-07-01T00:00:00Z";
+          break;
+        case FieldType::kStringSet:
+          v = json::Value::array({"mage", "warrior"});
+          break;
       }
       if (f.name == schema.id_field()) v = "r";
       full[f.name] = v;

@@ -25,7 +25,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (schema.ok()) {
     // A parsed schema prints as a document that parses to the same schema.
     auto again = Schema::FromJson(schema.value()->ToJson());
-    if (!again.ok() || json::Dump(again.value()->ToJson()) != json::Dump(schema.value()->ToJson())) {
+    if (!again.ok() ||
+        json::Dump(again.value()->ToJson()) != json::Dump(schema.value()->ToJson())) {
       std::abort();
     }
   } else if (!IsValidUtf8(schema.diagnostic().message)) {

@@ -12,11 +12,24 @@ template <typename T>
 const T& Pick(Rng& rng, const std::vector<T>& v) {
   return v[std::uniform_int_distribution<std::size_t>(0, v.size() - 1)(rng)];
 }
-bool Chance(Rng& rng, double p) { return std::bernoulli_distribution(p)(rng); }
-int Between(Rng& rng, int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
+bool Chance(Rng& rng, double p) {
+  return std::bernoulli_distribution(p)(rng);
+}
+int Between(Rng& rng, int lo, int hi) {
+  return std::uniform_int_distribution<int>(lo, hi)(rng);
+}
 
-const std::vector<std::string> kStrings = {"", "a", "b", "ab", "abc", "\xc3\x89", "\xc3\xa9",
-                                           "x y", "stra\xc3\x9f" "e", "STRASSE"};
+const std::vector<std::string> kStrings = {"",
+                                           "a",
+                                           "b",
+                                           "ab",
+                                           "abc",
+                                           "\xc3\x89",
+                                           "\xc3\xa9",
+                                           "x y",
+                                           "stra\xc3\x9f"
+                                           "e",
+                                           "STRASSE"};
 const std::vector<std::string> kSetItems = {"a", "b", "c", "d"};
 const std::vector<std::string> kDatetimes = {"2025-01-01T00:00:00Z", "2025-01-01T23:59:59.999999Z",
                                              "2025-01-02T00:00:00Z", "2024-12-31T12:00:00Z",
@@ -33,19 +46,24 @@ const Field& AnyField(Rng& rng, const Schema& schema) {
 
 // A JSON literal for a field, or (rarely) one of the wrong type.
 Json LiteralJson(Rng& rng, const Field& f, bool date_only_ok, bool integers_only = false) {
-  if (Chance(rng, 0.04)) return Pick(rng, std::vector<Json>{Json(true), Json("zz"), Json(1.5), Json(nullptr)});
+  if (Chance(rng, 0.04))
+    return Pick(rng, std::vector<Json>{Json(true), Json("zz"), Json(1.5), Json(nullptr)});
   switch (f.type) {
     case FieldType::kInt:
-      if (!integers_only && Chance(rng, 0.3)) return Pick(rng, std::vector<double>{-0.0, 0.5, 2.0, 2.5, 9007199254740992.0});
+      if (!integers_only && Chance(rng, 0.3))
+        return Pick(rng, std::vector<double>{-0.0, 0.5, 2.0, 2.5, 9007199254740992.0});
       return Pick(rng, std::vector<std::int64_t>{-1, 0, 1, 2, 3, 9007199254740993LL});
     case FieldType::kFloat:
-      if (Chance(rng, 0.5)) return Pick(rng, std::vector<std::int64_t>{-1, 0, 1, 2, 9007199254740993LL});
+      if (Chance(rng, 0.5))
+        return Pick(rng, std::vector<std::int64_t>{-1, 0, 1, 2, 9007199254740993LL});
       return Pick(rng, std::vector<double>{-0.0, 0.5, 2.0, 2.5, 9007199254740992.0});
     case FieldType::kString:
       if (f.numbers_as_text && Chance(rng, 0.2)) return 0.01;
       return Pick(rng, kStrings);
-    case FieldType::kStringSet: return Pick(rng, kSetItems);
-    case FieldType::kBool: return Chance(rng, 0.5);
+    case FieldType::kStringSet:
+      return Pick(rng, kSetItems);
+    case FieldType::kBool:
+      return Chance(rng, 0.5);
     case FieldType::kDatetime:
       if (date_only_ok && Chance(rng, 0.3)) return Pick(rng, kDates);
       return Pick(rng, kDatetimes);
@@ -71,19 +89,22 @@ Json RetrieveNode(Rng& rng, const Schema& schema, int depth) {
   int c = depth <= 1 ? 9 : Between(rng, 0, 9);
   if (c <= 1) {
     Json args = Json::array();
-    for (int i = Between(rng, 1, 3); i > 0; --i) args.push_back(RetrieveNode(rng, schema, depth - 1));
+    for (int i = Between(rng, 1, 3); i > 0; --i)
+      args.push_back(RetrieveNode(rng, schema, depth - 1));
     return Json{{"op", c == 0 ? "and" : "or"}, {"args", args}};
   }
   if (c == 2) return Json{{"op", "not"}, {"arg", RetrieveNode(rng, schema, depth - 1)}};
   const Field& f = AnyField(rng, schema);
   if (f.type == FieldType::kStringSet || (f.type == FieldType::kString && Chance(rng, 0.3))) {
     if (f.type == FieldType::kStringSet) {
-      return Json{{"op", "in"}, {"needle", Json{{"value", Pick(rng, kSetItems)}}},
+      return Json{{"op", "in"},
+                  {"needle", Json{{"value", Pick(rng, kSetItems)}}},
                   {"haystack", Json{{"knowledge", FieldName(rng, f)}}}};
     }
     Json items = Json::array();
     for (int i = Between(rng, 0, 3); i > 0; --i) items.push_back(Pick(rng, kStrings));
-    return Json{{"op", "in"}, {"needle", Json{{"knowledge", FieldName(rng, f)}}},
+    return Json{{"op", "in"},
+                {"needle", Json{{"knowledge", FieldName(rng, f)}}},
                 {"haystack", Json{{"value", items}}}};
   }
   std::vector<std::string> ops = {"eq", "ne"};
@@ -116,7 +137,8 @@ Json ExprNode(Rng& rng, const Schema& schema, int depth) {
   if (op == "in") {
     value = Json::array();
     for (int i = Between(rng, 0, 3); i > 0; --i) value.push_back(LiteralJson(rng, f, false));
-  } else if ((op == "eq" || op == "neq") && f.presence == Presence::kOptional && Chance(rng, 0.15)) {
+  } else if ((op == "eq" || op == "neq") && f.presence == Presence::kOptional &&
+             Chance(rng, 0.15)) {
     value = nullptr;
   } else {
     value = LiteralJson(rng, f, false);
@@ -190,10 +212,13 @@ Json SmEntry(Rng& rng, const Schema& schema) {
 
 std::string RandomDialectFilter(Rng& rng, const Schema& schema, filter::Dialect dialect) {
   switch (dialect) {
-    case filter::Dialect::kRetrieve: return json::Dump(RetrieveNode(rng, schema, 4));
+    case filter::Dialect::kRetrieve:
+      return json::Dump(RetrieveNode(rng, schema, 4));
     case filter::Dialect::kExprV1:
-      return json::Dump(Json{{"schema", "search_filter_expr/v1"}, {"expr", ExprNode(rng, schema, 4)}});
-    case filter::Dialect::kVectorFilter: return json::Dump(VfObject(rng, schema, 3));
+      return json::Dump(
+          Json{{"schema", "search_filter_expr/v1"}, {"expr", ExprNode(rng, schema, 4)}});
+    case filter::Dialect::kVectorFilter:
+      return json::Dump(VfObject(rng, schema, 3));
     case filter::Dialect::kSearchMemory: {
       Json arr = Json::array();
       for (int i = Between(rng, 0, 4); i > 0; --i) arr.push_back(SmEntry(rng, schema));

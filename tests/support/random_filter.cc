@@ -15,23 +15,44 @@ const T& Pick(Rng& rng, const std::vector<T>& v) {
   return v[std::uniform_int_distribution<std::size_t>(0, v.size() - 1)(rng)];
 }
 
-bool Chance(Rng& rng, double p) { return std::bernoulli_distribution(p)(rng); }
+bool Chance(Rng& rng, double p) {
+  return std::bernoulli_distribution(p)(rng);
+}
 
-int Between(Rng& rng, int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
+int Between(Rng& rng, int lo, int hi) {
+  return std::uniform_int_distribution<int>(lo, hi)(rng);
+}
 
-const std::vector<std::int64_t> kInts = {-2, -1, 0, 1, 2, 3, 7,
-                                         9007199254740992LL, 9007199254740993LL,
+const std::vector<std::int64_t> kInts = {-2,
+                                         -1,
+                                         0,
+                                         1,
+                                         2,
+                                         3,
+                                         7,
+                                         9007199254740992LL,
+                                         9007199254740993LL,
                                          std::numeric_limits<std::int64_t>::max(),
                                          std::numeric_limits<std::int64_t>::min()};
-const std::vector<double> kFloats = {-2.5, -0.0, 0.0, 0.5, 1.0, 2.0, 2.5, 3.0,
-                                     9007199254740992.0, 1e300, -1e300};
-const std::vector<std::string> kStrings = {"", "a", "b", "ab", "ba", "abc", "\xc3\x89",
-                                           "\xc3\xa9", "x y", "stra\xc3\x9f" "e", "STRASSE"};
+const std::vector<double> kFloats = {-2.5,  -0.0,  0.0, 0.5, 1.0, 2.0, 2.5, 3.0, 9007199254740992.0,
+                                     1e300, -1e300};
+const std::vector<std::string> kStrings = {"",
+                                           "a",
+                                           "b",
+                                           "ab",
+                                           "ba",
+                                           "abc",
+                                           "\xc3\x89",
+                                           "\xc3\xa9",
+                                           "x y",
+                                           "stra\xc3\x9f"
+                                           "e",
+                                           "STRASSE"};
 const std::vector<std::string> kNeedles = {"a", "b", "ab", "\xc3\xa9", "\xc3\x9f", "x", ""};
 const std::vector<std::string> kSetItems = {"a", "b", "c", "d"};
 const std::vector<std::string> kDatetimes = {
     "2025-01-01T00:00:00Z", "2025-01-01T23:59:59.999999Z", "2025-01-02T00:00:00Z",
-    "2024-12-31T12:00:00Z", "2025-06-15T08:30:00+02:00", "1969-12-31T23:59:59Z"};
+    "2024-12-31T12:00:00Z", "2025-06-15T08:30:00+02:00",   "1969-12-31T23:59:59Z"};
 const std::vector<std::string> kDates = {"2025-01-01", "2025-01-02", "2024-12-31"};
 
 json::Value NumberJson(Rng& rng, bool integers_only) {
@@ -42,11 +63,16 @@ json::Value NumberJson(Rng& rng, bool integers_only) {
 // A JSON value the field's type accepts in a record.
 json::Value RecordValueJson(Rng& rng, const Field& f) {
   switch (f.type) {
-    case FieldType::kInt: return Pick(rng, kInts);
-    case FieldType::kFloat: return NumberJson(rng, false);
-    case FieldType::kString: return Pick(rng, kStrings);
-    case FieldType::kBool: return Chance(rng, 0.5);
-    case FieldType::kDatetime: return Pick(rng, kDatetimes);
+    case FieldType::kInt:
+      return Pick(rng, kInts);
+    case FieldType::kFloat:
+      return NumberJson(rng, false);
+    case FieldType::kString:
+      return Pick(rng, kStrings);
+    case FieldType::kBool:
+      return Chance(rng, 0.5);
+    case FieldType::kDatetime:
+      return Pick(rng, kDatetimes);
     case FieldType::kStringSet: {
       json::Value a = json::Value::array();
       for (const std::string& s : kSetItems) {
@@ -66,16 +92,22 @@ Value LiteralFor(Rng& rng, FieldType t) {
       if (Chance(rng, 0.5)) return Value(Pick(rng, kInts));
       return Value(Pick(rng, kFloats));
     case FieldType::kString:
-    case FieldType::kStringSet: return Value(Pick(rng, kStrings));
-    case FieldType::kBool: return Value(Chance(rng, 0.5));
+    case FieldType::kStringSet:
+      return Value(Pick(rng, kStrings));
+    case FieldType::kBool:
+      return Value(Chance(rng, 0.5));
     case FieldType::kDatetime:
       return Value(ParseDatetime(Pick(rng, kDatetimes), DatetimeForm::kStrict)->value);
   }
   return Value();
 }
 
-bool Orderable(FieldType t) { return t != FieldType::kBool && t != FieldType::kStringSet; }
-bool Numeric(FieldType t) { return t == FieldType::kInt || t == FieldType::kFloat; }
+bool Orderable(FieldType t) {
+  return t != FieldType::kBool && t != FieldType::kStringSet;
+}
+bool Numeric(FieldType t) {
+  return t == FieldType::kInt || t == FieldType::kFloat;
+}
 
 std::vector<const Field*> Filterable(const Schema& schema) {
   std::vector<const Field*> out;
@@ -154,7 +186,7 @@ filter::Node RandomLeaf(Rng& rng, const Schema& schema, const Field* only = null
 }  // namespace
 
 std::shared_ptr<const Schema> RandomSchema(Rng& rng) {
-  std::vector<FieldType> types = {FieldType::kInt, FieldType::kFloat, FieldType::kString,
+  std::vector<FieldType> types = {FieldType::kInt,  FieldType::kFloat,    FieldType::kString,
                                   FieldType::kBool, FieldType::kDatetime, FieldType::kStringSet};
   int extra = Between(rng, 0, 3);
   for (int i = 0; i < extra; ++i) types.push_back(Pick(rng, types));

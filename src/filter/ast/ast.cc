@@ -4,23 +4,34 @@ namespace engram::filter {
 
 std::string_view CmpOpName(CmpOp op) {
   switch (op) {
-    case CmpOp::kEq: return "eq";
-    case CmpOp::kNe: return "ne";
-    case CmpOp::kLt: return "lt";
-    case CmpOp::kLe: return "le";
-    case CmpOp::kGt: return "gt";
-    case CmpOp::kGe: return "ge";
+    case CmpOp::kEq:
+      return "eq";
+    case CmpOp::kNe:
+      return "ne";
+    case CmpOp::kLt:
+      return "lt";
+    case CmpOp::kLe:
+      return "le";
+    case CmpOp::kGt:
+      return "gt";
+    case CmpOp::kGe:
+      return "ge";
   }
   return "?";
 }
 
 CmpOp FlipCmpOp(CmpOp op) {
   switch (op) {
-    case CmpOp::kLt: return CmpOp::kGt;
-    case CmpOp::kLe: return CmpOp::kGe;
-    case CmpOp::kGt: return CmpOp::kLt;
-    case CmpOp::kGe: return CmpOp::kLe;
-    default: return op;
+    case CmpOp::kLt:
+      return CmpOp::kGt;
+    case CmpOp::kLe:
+      return CmpOp::kGe;
+    case CmpOp::kGt:
+      return CmpOp::kLt;
+    case CmpOp::kGe:
+      return CmpOp::kLe;
+    default:
+      return op;
   }
 }
 

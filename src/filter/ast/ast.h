@@ -37,8 +37,8 @@ struct Operand {
   std::string field;
   json::Value literal;
   std::vector<json::Value> items;
-  Path path;        // where errors about this operand are reported
-  Path items_path;  // item i is reported at items_path.Index(i)
+  Path path;                   // where errors about this operand are reported
+  Path items_path;             // item i is reported at items_path.Index(i)
   std::optional<Fault> fault;  // found while parsing; reported when the checker reaches it
   // A date-only datetime literal stands for the end of its day (SearchMemory's
   // `after` bound and `between` upper bound).

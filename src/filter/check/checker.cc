@@ -29,32 +29,48 @@ struct Side {
   }
 };
 
-bool IsNumericType(FieldType t) { return t == FieldType::kInt || t == FieldType::kFloat; }
+bool IsNumericType(FieldType t) {
+  return t == FieldType::kInt || t == FieldType::kFloat;
+}
 
 std::optional<FieldType> LiteralType(const Value& v) {
   switch (v.index()) {
-    case 1: return FieldType::kBool;
-    case 2: return FieldType::kInt;
-    case 3: return FieldType::kFloat;
-    case 4: return FieldType::kString;
-    case 5: return FieldType::kDatetime;
-    default: return std::nullopt;
+    case 1:
+      return FieldType::kBool;
+    case 2:
+      return FieldType::kInt;
+    case 3:
+      return FieldType::kFloat;
+    case 4:
+      return FieldType::kString;
+    case 5:
+      return FieldType::kDatetime;
+    default:
+      return std::nullopt;
   }
 }
 
 bool CmpHolds(CmpOp op, int c) {
   switch (op) {
-    case CmpOp::kEq: return c == 0;
-    case CmpOp::kNe: return c != 0;
-    case CmpOp::kLt: return c < 0;
-    case CmpOp::kLe: return c <= 0;
-    case CmpOp::kGt: return c > 0;
-    case CmpOp::kGe: return c >= 0;
+    case CmpOp::kEq:
+      return c == 0;
+    case CmpOp::kNe:
+      return c != 0;
+    case CmpOp::kLt:
+      return c < 0;
+    case CmpOp::kLe:
+      return c <= 0;
+    case CmpOp::kGt:
+      return c > 0;
+    case CmpOp::kGe:
+      return c >= 0;
   }
   return false;
 }
 
-bool IsOrdering(CmpOp op) { return op != CmpOp::kEq && op != CmpOp::kNe; }
+bool IsOrdering(CmpOp op) {
+  return op != CmpOp::kEq && op != CmpOp::kNe;
+}
 
 class Checker {
  public:
@@ -74,8 +90,10 @@ class Checker {
     }
     if (n.fault) return Fail(*n.fault);
     switch (n.kind) {
-      case NodeKind::kInvalid: return Fail(Make(FaultCode::kNotObject, n.path, "invalid"));
-      case NodeKind::kConst: return MakeConst(n.value);
+      case NodeKind::kInvalid:
+        return Fail(Make(FaultCode::kNotObject, n.path, "invalid"));
+      case NodeKind::kConst:
+        return MakeConst(n.value);
       case NodeKind::kAnd:
       case NodeKind::kOr: {
         std::vector<Node> children;
@@ -97,8 +115,10 @@ class Checker {
       }
       case NodeKind::kCompare:
         return policy_.typed_by_field ? CompareTyped(n) : CompareUntyped(n);
-      case NodeKind::kIn: return policy_.typed_by_field ? InTyped(n) : InUntyped(n);
-      case NodeKind::kContains: return ContainsNode(n);
+      case NodeKind::kIn:
+        return policy_.typed_by_field ? InTyped(n) : InUntyped(n);
+      case NodeKind::kContains:
+        return ContainsNode(n);
       case NodeKind::kExists: {
         const Field* f = ResolveField(n.operands.at(0));
         if (!f) return std::nullopt;
@@ -106,7 +126,8 @@ class Checker {
         if (n.operands.size() > 1 && n.operands[1].fault) return Fail(*n.operands[1].fault);
         return Leaf(Op::kExists, *f, n);
       }
-      case NodeKind::kBetween: return BetweenNode(n);
+      case NodeKind::kBetween:
+        return BetweenNode(n);
     }
     return std::nullopt;
   }
@@ -151,9 +172,10 @@ class Checker {
 
   const Field* ResolveField(const Operand& o) {
     if (o.fault) return Fail(*o.fault), nullptr;
-    const Field* f = policy_.field_names_ignore_case ? schema_.FindIgnoringCase(o.field)
-                                                     : schema_.Find(o.field);
-    if (f == nullptr) return Fail(Make(FaultCode::kUnknownField, o.path, o.field, Allowlist())), nullptr;
+    const Field* f =
+        policy_.field_names_ignore_case ? schema_.FindIgnoringCase(o.field) : schema_.Find(o.field);
+    if (f == nullptr)
+      return Fail(Make(FaultCode::kUnknownField, o.path, o.field, Allowlist())), nullptr;
     if (!f->filterable) {
       return Fail(Make(FaultCode::kFieldNotFilterable, o.path, o.field, Allowlist())), nullptr;
     }
@@ -169,9 +191,12 @@ class Checker {
       case NodeKind::kCompare:
         if (IsOrdering(cmp)) return ordered;
         return f.type != FieldType::kStringSet || policy_.set_eq_is_membership;
-      case NodeKind::kBetween: return ordered;
-      case NodeKind::kContains: return f.type == FieldType::kString;
-      default: return true;
+      case NodeKind::kBetween:
+        return ordered;
+      case NodeKind::kContains:
+        return f.type == FieldType::kString;
+      default:
+        return true;
     }
   }
 
@@ -184,7 +209,8 @@ class Checker {
   std::optional<Typed> TypeLiteral(const Field& f, const json::Value& v, const Path& path,
                                    bool as_item, bool rounds_up) {
     FaultCode mismatch = as_item ? FaultCode::kItemType : FaultCode::kTypeMismatch;
-    std::string expected(FieldTypeName(f.type == FieldType::kStringSet ? FieldType::kString : f.type));
+    std::string expected(
+        FieldTypeName(f.type == FieldType::kStringSet ? FieldType::kString : f.type));
     auto wrong = [&]() {
       return Fail(Make(mismatch, path, expected, std::string(json::TypeName(v))));
     };
@@ -261,7 +287,8 @@ class Checker {
     }
     const Operand& value = n.operands.at(1);
     if (value.fault) return Fail(*value.fault);
-    std::optional<Typed> t = TypeLiteral(*f, value.literal, value.path, false, value.date_rounds_up);
+    std::optional<Typed> t =
+        TypeLiteral(*f, value.literal, value.path, false, value.date_rounds_up);
     if (!t) return std::nullopt;
     if (std::holds_alternative<NullLiteral>(*t)) {
       if (n.cmp != CmpOp::kEq) return Fail(Make(FaultCode::kNullNotAllowed, value.path, n.op));
@@ -315,7 +342,8 @@ class Checker {
         }
         return side;
       }
-      case Operand::Kind::kNone: break;
+      case Operand::Kind::kNone:
+        break;
     }
     return Fail(Make(FaultCode::kMalformedOperand, o.path, "missing"));
   }
@@ -418,7 +446,8 @@ class Checker {
     if (list.fault) return Fail(*list.fault);
     Node leaf = Leaf(f->type == FieldType::kStringSet ? Op::kHasAny : Op::kIn, *f, n);
     for (std::size_t i = 0; i < list.items.size(); ++i) {
-      std::optional<Typed> t = TypeLiteral(*f, list.items[i], list.items_path.Index(i), true, false);
+      std::optional<Typed> t =
+          TypeLiteral(*f, list.items[i], list.items_path.Index(i), true, false);
       if (!t) return std::nullopt;
       leaf.values.push_back(std::get<Value>(std::move(*t)));
     }

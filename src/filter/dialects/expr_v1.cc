@@ -43,8 +43,8 @@ ast::Node ParseNode(const json::Value& v, const Path& path) {
     }
     const json::Value& args = v["args"];
     if (!args.is_array()) {
-      return Invalid(path, MakeFault(FaultCode::kWrongContainer, args_path, "args", TypeOf(args), op),
-                     op);
+      return Invalid(
+          path, MakeFault(FaultCode::kWrongContainer, args_path, "args", TypeOf(args), op), op);
     }
     if (args.empty()) return Invalid(path, MakeFault(FaultCode::kEmptyArgs, args_path, op), op);
     n.kind = op == "and" ? ast::NodeKind::kAnd : ast::NodeKind::kOr;
@@ -127,10 +127,14 @@ std::string Message(const Fault& f) {
   const std::string n = std::to_string(f.n), m = std::to_string(f.m);
   switch (f.code) {
     case FaultCode::kSyntax:
-    case FaultCode::kNestingTooDeep: return "filter is not valid JSON (" + f.a + ").";
-    case FaultCode::kTextTooLarge: return "filter exceeds maximum size (" + m + " bytes).";
-    case FaultCode::kDuplicateKey: return "duplicate key '" + f.a + "'.";
-    case FaultCode::kNumberOutOfRange: return "number '" + f.a + "' is out of range.";
+    case FaultCode::kNestingTooDeep:
+      return "filter is not valid JSON (" + f.a + ").";
+    case FaultCode::kTextTooLarge:
+      return "filter exceeds maximum size (" + m + " bytes).";
+    case FaultCode::kDuplicateKey:
+      return "duplicate key '" + f.a + "'.";
+    case FaultCode::kNumberOutOfRange:
+      return "number '" + f.a + "' is out of range.";
     case FaultCode::kNotObject:
       return f.path.empty() ? "filter must be an object." : "filter node must be an object.";
     case FaultCode::kBadEnvelope:
@@ -138,33 +142,49 @@ std::string Message(const Fault& f) {
       return "unsupported filter schema '" + f.a + "', expected '" + std::string(kExprV1Schema) +
              "'.";
     case FaultCode::kMissingKey:
-      if (f.a == "expr") return f.b.empty() ? "filter.expr is required." : "not node requires expr.";
+      if (f.a == "expr")
+        return f.b.empty() ? "filter.expr is required." : "not node requires expr.";
       if (f.a == "args") return f.b + " node requires args.";
       return "op node is missing required field '" + f.a + "'.";
-    case FaultCode::kOpNotString: return "filter node is missing required string op.";
+    case FaultCode::kOpNotString:
+      return "filter node is missing required string op.";
     case FaultCode::kWrongContainer:
       return f.a == "args" ? "op args must be an array." : "in value must be an array.";
-    case FaultCode::kEmptyArgs: return "op args must contain at least one node.";
-    case FaultCode::kUnknownOp: return "unsupported filter op '" + f.a + "'.";
-    case FaultCode::kUnknownKey: return "unknown key '" + f.a + "'.";
-    case FaultCode::kFieldNotString: return "filter field must be a string.";
+    case FaultCode::kEmptyArgs:
+      return "op args must contain at least one node.";
+    case FaultCode::kUnknownOp:
+      return "unsupported filter op '" + f.a + "'.";
+    case FaultCode::kUnknownKey:
+      return "unknown key '" + f.a + "'.";
+    case FaultCode::kFieldNotString:
+      return "filter field must be a string.";
     case FaultCode::kUnknownField:
     case FaultCode::kFieldNotFilterable:
       return "field '" + AsciiLower(f.a) + "' is not in allowlist: " + f.b;
     case FaultCode::kTypeMismatch:
-    case FaultCode::kItemType: return ValueExpected(f.a);
-    case FaultCode::kBadDatetime: return "datetime value must be RFC3339.";
-    case FaultCode::kStringTooLong: return "string value exceeds maximum bytes (" + m + ").";
-    case FaultCode::kContainsNeedsString: return "contains requires a string value.";
-    case FaultCode::kListTooLarge: return "in list exceeds maximum size (" + n + "/" + m + ")";
-    case FaultCode::kTooManyNodes: return "filter exceeds node limit (" + n + "/" + m + ")";
-    case FaultCode::kTooDeep: return "filter exceeds depth limit (" + n + "/" + m + ")";
+    case FaultCode::kItemType:
+      return ValueExpected(f.a);
+    case FaultCode::kBadDatetime:
+      return "datetime value must be RFC3339.";
+    case FaultCode::kStringTooLong:
+      return "string value exceeds maximum bytes (" + m + ").";
+    case FaultCode::kContainsNeedsString:
+      return "contains requires a string value.";
+    case FaultCode::kListTooLarge:
+      return "in list exceeds maximum size (" + n + "/" + m + ")";
+    case FaultCode::kTooManyNodes:
+      return "filter exceeds node limit (" + n + "/" + m + ")";
+    case FaultCode::kTooDeep:
+      return "filter exceeds depth limit (" + n + "/" + m + ")";
     case FaultCode::kOpNotApplicable:
       if (f.a == "contains") return "op 'contains' requires a string field.";
       return "op '" + f.a + "' requires a numeric or datetime field.";
-    case FaultCode::kNullNeedsOptional: return "null is only allowed for optional fields.";
-    case FaultCode::kNullNotAllowed: return "null is only allowed with eq and neq.";
-    default: return detail::DefaultDetail(f) + ".";
+    case FaultCode::kNullNeedsOptional:
+      return "null is only allowed for optional fields.";
+    case FaultCode::kNullNotAllowed:
+      return "null is only allowed with eq and neq.";
+    default:
+      return detail::DefaultDetail(f) + ".";
   }
 }
 

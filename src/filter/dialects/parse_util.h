@@ -26,7 +26,9 @@ inline Fault CountFault(FaultCode code, Path path, std::size_t n, std::size_t m,
   return f;
 }
 
-inline std::string TypeOf(const json::Value& v) { return std::string(json::TypeName(v)); }
+inline std::string TypeOf(const json::Value& v) {
+  return std::string(json::TypeName(v));
+}
 
 // A node that could not be parsed.
 inline ast::Node Invalid(Path path, Fault fault, std::string op = "") {

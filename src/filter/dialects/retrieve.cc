@@ -65,7 +65,8 @@ ast::Operand ParseOperand(const json::Value& v, const Path& path, bool list_allo
     o.items_path = path.Key("value");
     for (std::size_t i = 0; i < inner.size(); ++i) {
       if (!inner[i].is_string()) {
-        o.fault = MakeFault(FaultCode::kItemType, o.items_path.Index(i), "string", TypeOf(inner[i]));
+        o.fault =
+            MakeFault(FaultCode::kItemType, o.items_path.Index(i), "string", TypeOf(inner[i]));
         return o;
       }
       o.items.push_back(inner[i]);
@@ -118,8 +119,9 @@ ast::Node ParseNode(const json::Value& v, const Path& path) {
     n.kind = op == "and" ? ast::NodeKind::kAnd : ast::NodeKind::kOr;
     const json::Value& args = v["args"];
     if (!args.is_array()) {
-      return Invalid(path, MakeFault(FaultCode::kWrongContainer, path.Key("args"), "args",
-                                     TypeOf(args), op), op);
+      return Invalid(
+          path, MakeFault(FaultCode::kWrongContainer, path.Key("args"), "args", TypeOf(args), op),
+          op);
     }
     if (args.empty()) n.fault = MakeFault(FaultCode::kEmptyArgs, path, op);
     for (std::size_t i = 0; i < args.size(); ++i) {

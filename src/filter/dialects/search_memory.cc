@@ -105,8 +105,8 @@ ast::Node ParseEntry(const json::Value& v, const Path& path) {
     } else if (value.empty()) {
       list.fault = MakeFault(FaultCode::kEmptyList, value_path, op);
     } else if (value.size() > kSearchMemoryMaxAnyOf) {
-      list.fault = CountFault(FaultCode::kListTooLarge, value_path, value.size(),
-                              kSearchMemoryMaxAnyOf, op);
+      list.fault =
+          CountFault(FaultCode::kListTooLarge, value_path, value.size(), kSearchMemoryMaxAnyOf, op);
     } else {
       list.kind = ast::Operand::Kind::kList;
       list.items_path = value_path;
@@ -140,27 +140,40 @@ ast::Node ParseEntry(const json::Value& v, const Path& path) {
 std::string Message(const Fault& f) {
   const std::string n = std::to_string(f.n), m = std::to_string(f.m);
   switch (f.code) {
-    case FaultCode::kNotArray: return "expected an array of filters, got " + f.a;
-    case FaultCode::kNotObject: return "expected an object with field, operator and value, got " + f.a;
-    case FaultCode::kUnknownKey: return "unknown key '" + f.a + "' (expected field, operator, value)";
-    case FaultCode::kMissingKey: return "required key '" + f.a + "' is missing";
+    case FaultCode::kNotArray:
+      return "expected an array of filters, got " + f.a;
+    case FaultCode::kNotObject:
+      return "expected an object with field, operator and value, got " + f.a;
+    case FaultCode::kUnknownKey:
+      return "unknown key '" + f.a + "' (expected field, operator, value)";
+    case FaultCode::kMissingKey:
+      return "required key '" + f.a + "' is missing";
     case FaultCode::kFieldNotString:
-    case FaultCode::kOpNotString: return "expected string, got " + f.a;
-    case FaultCode::kUnknownField: return "unknown field '" + f.a + "' (expected one of: " + f.b + ")";
-    case FaultCode::kUnknownOp: return "unknown operator '" + f.a + "' (expected " + std::string(kOperators) + ")";
-    case FaultCode::kOpNotApplicable: return "'" + f.a + "' does not apply to " + f.b + " field '" + f.d + "'";
+    case FaultCode::kOpNotString:
+      return "expected string, got " + f.a;
+    case FaultCode::kUnknownField:
+      return "unknown field '" + f.a + "' (expected one of: " + f.b + ")";
+    case FaultCode::kUnknownOp:
+      return "unknown operator '" + f.a + "' (expected " + std::string(kOperators) + ")";
+    case FaultCode::kOpNotApplicable:
+      return "'" + f.a + "' does not apply to " + f.b + " field '" + f.d + "'";
     case FaultCode::kTypeMismatch:
-    case FaultCode::kItemType: return "expected " + f.a + ", got " + f.b;
-    case FaultCode::kContainsNeedsString: return "expected string, got " + f.a;
-    case FaultCode::kMisplacedArray: return "an array value is allowed only with between and any_of";
-    case FaultCode::kWrongContainer: return "any_of expects an array of values, got " + f.b;
+    case FaultCode::kItemType:
+      return "expected " + f.a + ", got " + f.b;
+    case FaultCode::kContainsNeedsString:
+      return "expected string, got " + f.a;
+    case FaultCode::kMisplacedArray:
+      return "an array value is allowed only with between and any_of";
+    case FaultCode::kWrongContainer:
+      return "any_of expects an array of values, got " + f.b;
     case FaultCode::kEmptyList:
       return "any_of expects 1 to " + std::to_string(kSearchMemoryMaxAnyOf) + " values, got none";
     case FaultCode::kListTooLarge:
       return "any_of expects 1 to " + m + " values, got " + n;
     case FaultCode::kTooManyNodes:
       return "at most " + std::to_string(kSearchMemoryMaxFilters) + " filters are allowed";
-    default: return detail::DefaultDetail(f);
+    default:
+      return detail::DefaultDetail(f);
   }
 }
 
@@ -195,13 +208,15 @@ ast::Tree SearchMemoryDialect::Parse(const json::Value& doc) const {
     return tree;
   }
   all.kind = ast::NodeKind::kAnd;
-  for (std::size_t i = 0; i < doc.size(); ++i) all.children.push_back(ParseEntry(doc[i], root.Index(i)));
+  for (std::size_t i = 0; i < doc.size(); ++i)
+    all.children.push_back(ParseEntry(doc[i], root.Index(i)));
   return tree;
 }
 
 Diagnostic SearchMemoryDialect::Render(const Fault& f) const {
   std::string path = f.path.JsonPath("filters");
-  return Diagnostic{code(), "filter." + std::string(FaultKind(f.code)), path, path + ": " + Message(f)};
+  return Diagnostic{code(), "filter." + std::string(FaultKind(f.code)), path,
+                    path + ": " + Message(f)};
 }
 
 }  // namespace engram::filter

@@ -14,8 +14,7 @@ using detail::LoweredNot;
 using detail::MakeFault;
 using detail::TypeOf;
 
-constexpr std::string_view kOperators =
-    "$eq, $ne, $in, $nin, $gt, $gte, $lt, $lte, $exists";
+constexpr std::string_view kOperators = "$eq, $ne, $in, $nin, $gt, $gte, $lt, $lte, $exists";
 
 ast::Node ParseObject(const json::Value& v, const Path& path, bool is_root);
 
@@ -122,33 +121,38 @@ ast::Node ParseOperator(const std::string& field, const Path& field_path, const 
 // `field: value` at /field.
 ast::Node ParsePredicate(const std::string& field, const json::Value& v, const Path& path) {
   if (!v.is_object()) return Compare(CmpOp::kEq, "$eq", field, path, v, path);
-  if (v.empty()) return FieldFault(field, path, path, MakeFault(FaultCode::kEmptyObject, path), "$eq");
+  if (v.empty())
+    return FieldFault(field, path, path, MakeFault(FaultCode::kEmptyObject, path), "$eq");
   if (v.size() == 1) return ParseOperator(field, path, v.begin().key(), v.begin().value());
   ast::Node n;  // {"v":{"$gte":2,"$lt":10}}: an implicit and over two predicates
   n.kind = ast::NodeKind::kAnd;
   n.op = "$and";
   n.path = path;
-  for (const auto& item : v.items()) n.children.push_back(ParseOperator(field, path, item.key(), item.value()));
+  for (const auto& item : v.items())
+    n.children.push_back(ParseOperator(field, path, item.key(), item.value()));
   return n;
 }
 
 ast::Node ParseEntry(const std::string& key, const json::Value& v, const Path& path) {
   Path p = path.Key(key);
   if (key == "$and" || key == "$or") {
-    if (!v.is_array()) return Invalid(p, MakeFault(FaultCode::kWrongContainer, p, key, TypeOf(v)), key);
+    if (!v.is_array())
+      return Invalid(p, MakeFault(FaultCode::kWrongContainer, p, key, TypeOf(v)), key);
     ast::Node n;
     n.kind = key == "$and" ? ast::NodeKind::kAnd : ast::NodeKind::kOr;
     n.op = key;
     n.path = p;
     if (v.empty()) n.fault = MakeFault(FaultCode::kEmptyArgs, p, key);
-    for (std::size_t i = 0; i < v.size(); ++i) n.children.push_back(ParseObject(v[i], p.Index(i), false));
+    for (std::size_t i = 0; i < v.size(); ++i)
+      n.children.push_back(ParseObject(v[i], p.Index(i), false));
     return n;
   }
   if (!key.empty() && key[0] == '$') {
     // A field operator where a field belongs is named as such.
     bool field_op = key == "$eq" || key == "$ne" || key == "$in" || key == "$nin" || key == "$gt" ||
                     key == "$gte" || key == "$lt" || key == "$lte" || key == "$exists";
-    return Invalid(p, MakeFault(FaultCode::kUnknownOp, p, key, field_op ? "field_operator" : ""), key);
+    return Invalid(p, MakeFault(FaultCode::kUnknownOp, p, key, field_op ? "field_operator" : ""),
+                   key);
   }
   return ParsePredicate(key, v, p);
 }
@@ -168,16 +172,20 @@ ast::Node ParseObject(const json::Value& v, const Path& path, bool is_root) {
   n.kind = ast::NodeKind::kAnd;
   n.op = "$and";
   n.path = path;
-  for (const auto& item : v.items()) n.children.push_back(ParseEntry(item.key(), item.value(), path));
+  for (const auto& item : v.items())
+    n.children.push_back(ParseEntry(item.key(), item.value(), path));
   return n;
 }
 
 std::string Message(const Fault& f) {
   const std::string n = std::to_string(f.n), m = std::to_string(f.m);
   switch (f.code) {
-    case FaultCode::kNotObject: return "expected a filter object, got " + f.a;
-    case FaultCode::kWrongContainer: return f.a + " expects an array, got " + f.b;
-    case FaultCode::kEmptyArgs: return f.a + " needs at least one filter";
+    case FaultCode::kNotObject:
+      return "expected a filter object, got " + f.a;
+    case FaultCode::kWrongContainer:
+      return f.a + " expects an array, got " + f.b;
+    case FaultCode::kEmptyArgs:
+      return f.a + " needs at least one filter";
     case FaultCode::kUnknownOp:
       if (f.b == "field_operator") {
         return "'" + f.a + "' compares a field: write {\"<field>\": {\"" + f.a + "\": ...}}";
@@ -186,12 +194,18 @@ std::string Message(const Fault& f) {
     case FaultCode::kNotAnOperator:
       return "expected an operator (" + std::string(kOperators) + "), got '" + f.a + "'";
     case FaultCode::kTypeMismatch:
-    case FaultCode::kItemType: return "expected " + f.a + ", got " + f.b;
-    case FaultCode::kNullNotAllowed: return "null is allowed only with $eq and $ne";
-    case FaultCode::kBadBool: return "$exists expects true or false, got " + f.a;
-    case FaultCode::kMisplacedArray: return "an array is allowed only with $in and $nin";
-    case FaultCode::kListTooLarge: return f.a + " has " + n + " values, more than the limit of " + m;
-    default: return detail::DefaultDetail(f);
+    case FaultCode::kItemType:
+      return "expected " + f.a + ", got " + f.b;
+    case FaultCode::kNullNotAllowed:
+      return "null is allowed only with $eq and $ne";
+    case FaultCode::kBadBool:
+      return "$exists expects true or false, got " + f.a;
+    case FaultCode::kMisplacedArray:
+      return "an array is allowed only with $in and $nin";
+    case FaultCode::kListTooLarge:
+      return f.a + " has " + n + " values, more than the limit of " + m;
+    default:
+      return detail::DefaultDetail(f);
   }
 }
 
@@ -217,7 +231,8 @@ ast::Tree VectorFilterDialect::Parse(const json::Value& doc) const {
 
 Diagnostic VectorFilterDialect::Render(const Fault& f) const {
   std::string path = f.path.Pointer("<root>");
-  return Diagnostic{code(), "filter." + std::string(FaultKind(f.code)), path, path + ": " + Message(f)};
+  return Diagnostic{code(), "filter." + std::string(FaultKind(f.code)), path,
+                    path + ": " + Message(f)};
 }
 
 }  // namespace engram::filter

@@ -9,17 +9,25 @@ namespace {
 
 bool CmpHolds(CmpOp op, int c) {
   switch (op) {
-    case CmpOp::kEq: return c == 0;
-    case CmpOp::kNe: return c != 0;
-    case CmpOp::kLt: return c < 0;
-    case CmpOp::kLe: return c <= 0;
-    case CmpOp::kGt: return c > 0;
-    case CmpOp::kGe: return c >= 0;
+    case CmpOp::kEq:
+      return c == 0;
+    case CmpOp::kNe:
+      return c != 0;
+    case CmpOp::kLt:
+      return c < 0;
+    case CmpOp::kLe:
+      return c <= 0;
+    case CmpOp::kGt:
+      return c > 0;
+    case CmpOp::kGe:
+      return c >= 0;
   }
   return false;
 }
 
-bool Absent(const Value& v) { return std::holds_alternative<std::monostate>(v); }
+bool Absent(const Value& v) {
+  return std::holds_alternative<std::monostate>(v);
+}
 
 bool Compare(CmpOp op, const Value& field, const Value& literal) {
   std::optional<int> c = CompareValues(field, literal);
@@ -34,8 +42,10 @@ bool SetHas(const StringSet& set, const std::string& s) {
 
 bool Evaluate(const Node& n, std::span<const Value> slots) {
   switch (n.op) {
-    case Op::kTrue: return true;
-    case Op::kFalse: return false;
+    case Op::kTrue:
+      return true;
+    case Op::kFalse:
+      return false;
     case Op::kAnd:
       for (const Node& c : n.children) {
         if (!Evaluate(c, slots)) return false;
@@ -46,26 +56,28 @@ bool Evaluate(const Node& n, std::span<const Value> slots) {
         if (Evaluate(c, slots)) return true;
       }
       return false;
-    case Op::kNot: return !Evaluate(n.children[0], slots);
-    default: break;
+    case Op::kNot:
+      return !Evaluate(n.children[0], slots);
+    default:
+      break;
   }
   const Value& v = slots[n.slot];
   if (Absent(v)) return false;
   switch (n.op) {
-    case Op::kExists: return true;
-    case Op::kCmp: return Compare(n.cmp, v, n.values[0]);
+    case Op::kExists:
+      return true;
+    case Op::kCmp:
+      return Compare(n.cmp, v, n.values[0]);
     case Op::kIn:
       return std::any_of(n.values.begin(), n.values.end(),
                          [&](const Value& lit) { return Compare(CmpOp::kEq, v, lit); });
     case Op::kHasAny: {
       const auto& set = std::get<StringSet>(v);
-      return std::any_of(n.values.begin(), n.values.end(), [&](const Value& lit) {
-        return SetHas(set, std::get<std::string>(lit));
-      });
+      return std::any_of(n.values.begin(), n.values.end(),
+                         [&](const Value& lit) { return SetHas(set, std::get<std::string>(lit)); });
     }
     case Op::kContains:
-      return std::get<std::string>(v).find(std::get<std::string>(n.values[0])) !=
-             std::string::npos;
+      return std::get<std::string>(v).find(std::get<std::string>(n.values[0])) != std::string::npos;
     case Op::kIContains:
       // The literal was folded when the filter was checked.
       return FoldCase(std::get<std::string>(v)).find(std::get<std::string>(n.values[0])) !=
@@ -83,7 +95,8 @@ bool Evaluate(const Node& n, std::span<const Value> slots) {
       const Value& w = slots[n.other];
       return !Absent(w) && SetHas(std::get<StringSet>(w), std::get<std::string>(v));
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 

@@ -52,7 +52,8 @@ TEST_F(EvaluatorTest, IntFloatExact) {
 }
 
 TEST_F(EvaluatorTest, StringsSetsAndFields) {
-  auto r = Slots({{"s", Value(std::string("Stra\xc3\x9f" "e"))},
+  auto r = Slots({{"s", Value(std::string("Stra\xc3\x9f"
+                                          "e"))},
                   {"tags", Value(StringSet{"a", "c"})},
                   {"i", Value(std::int64_t{3})},
                   {"f", Value(3.0)},
@@ -60,7 +61,8 @@ TEST_F(EvaluatorTest, StringsSetsAndFields) {
   EXPECT_TRUE(Evaluate(Leaf(Op::kContains, "s", {Value(std::string("ra\xc3\x9f"))}), r));
   EXPECT_FALSE(Evaluate(Leaf(Op::kContains, "s", {Value(std::string("str"))}), r));
   EXPECT_TRUE(Evaluate(Leaf(Op::kIContains, "s", {Value(std::string("str"))}), r));
-  EXPECT_TRUE(Evaluate(Leaf(Op::kHasAny, "tags", {Value(std::string("b")), Value(std::string("c"))}), r));
+  EXPECT_TRUE(
+      Evaluate(Leaf(Op::kHasAny, "tags", {Value(std::string("b")), Value(std::string("c"))}), r));
   EXPECT_FALSE(Evaluate(Leaf(Op::kHasAny, "tags", {Value(std::string("b"))}), r));
   EXPECT_TRUE(Evaluate(Leaf(Op::kCmp, "s", {Value(std::string("R"))}, CmpOp::kGt), r));  // bytewise
   Node fields = Leaf(Op::kCmpFields, "i");

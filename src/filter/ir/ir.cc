@@ -48,7 +48,8 @@ bool SameNode(const Node& a, const Node& b) {
   if (a.op != b.op || a.children.size() != b.children.size()) return false;
   switch (a.op) {
     case Op::kTrue:
-    case Op::kFalse: return true;
+    case Op::kFalse:
+      return true;
     case Op::kAnd:
     case Op::kOr:
     case Op::kNot:
@@ -56,15 +57,21 @@ bool SameNode(const Node& a, const Node& b) {
         if (!SameNode(a.children[i], b.children[i])) return false;
       }
       return true;
-    case Op::kExists: return a.slot == b.slot;
-    case Op::kCmp: return a.slot == b.slot && a.cmp == b.cmp && SameValues(a.values, b.values);
+    case Op::kExists:
+      return a.slot == b.slot;
+    case Op::kCmp:
+      return a.slot == b.slot && a.cmp == b.cmp && SameValues(a.values, b.values);
     case Op::kIn:
     case Op::kHasAny:
     case Op::kContains:
-    case Op::kIContains: return a.slot == b.slot && SameValues(a.values, b.values);
-    case Op::kRange: return a.slot == b.slot && SameBound(a.lo, b.lo) && SameBound(a.hi, b.hi);
-    case Op::kCmpFields: return a.slot == b.slot && a.other == b.other && a.cmp == b.cmp;
-    case Op::kInField: return a.slot == b.slot && a.other == b.other;
+    case Op::kIContains:
+      return a.slot == b.slot && SameValues(a.values, b.values);
+    case Op::kRange:
+      return a.slot == b.slot && SameBound(a.lo, b.lo) && SameBound(a.hi, b.hi);
+    case Op::kCmpFields:
+      return a.slot == b.slot && a.other == b.other && a.cmp == b.cmp;
+    case Op::kInField:
+      return a.slot == b.slot && a.other == b.other;
   }
   return false;
 }

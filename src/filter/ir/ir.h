@@ -45,8 +45,8 @@ struct Bound {
 
 struct Node {
   Op op = Op::kTrue;
-  CmpOp cmp = CmpOp::kEq;  // kCmp, kCmpFields
-  std::uint32_t slot = 0;  // the field a leaf reads
+  CmpOp cmp = CmpOp::kEq;   // kCmp, kCmpFields
+  std::uint32_t slot = 0;   // the field a leaf reads
   std::uint32_t other = 0;  // kCmpFields, kInField: the second field
   std::vector<Value> values;
   std::optional<Bound> lo, hi;  // kRange

@@ -31,8 +31,12 @@ std::string FieldSexpr(const Schema& schema, std::uint32_t slot) {
 
 void Sexpr(const Node& n, const Schema& schema, std::string* out) {
   switch (n.op) {
-    case Op::kTrue: *out += "true"; return;
-    case Op::kFalse: *out += "false"; return;
+    case Op::kTrue:
+      *out += "true";
+      return;
+    case Op::kFalse:
+      *out += "false";
+      return;
     case Op::kAnd:
     case Op::kOr:
     case Op::kNot:
@@ -46,8 +50,10 @@ void Sexpr(const Node& n, const Schema& schema, std::string* out) {
       return;
     case Op::kRange:
       *out += "(range " + FieldSexpr(schema, n.slot);
-      if (n.lo) *out += std::string(n.lo->inclusive ? " (ge " : " (gt ") + LiteralSexpr(n.lo->value) + ")";
-      if (n.hi) *out += std::string(n.hi->inclusive ? " (le " : " (lt ") + LiteralSexpr(n.hi->value) + ")";
+      if (n.lo)
+        *out += std::string(n.lo->inclusive ? " (ge " : " (gt ") + LiteralSexpr(n.lo->value) + ")";
+      if (n.hi)
+        *out += std::string(n.hi->inclusive ? " (le " : " (lt ") + LiteralSexpr(n.hi->value) + ")";
       *out += ')';
       return;
     case Op::kCmpFields:
@@ -72,43 +78,69 @@ void Sexpr(const Node& n, const Schema& schema, std::string* out) {
 
 std::string_view OpName(const Node& n) {
   switch (n.op) {
-    case Op::kTrue: return "true";
-    case Op::kFalse: return "false";
-    case Op::kAnd: return "and";
-    case Op::kOr: return "or";
-    case Op::kNot: return "not";
-    case Op::kExists: return "exists";
-    case Op::kCmp: return CmpOpName(n.cmp);
-    case Op::kIn: return "in";
-    case Op::kHasAny: return "has_any";
-    case Op::kContains: return "contains";
-    case Op::kIContains: return "icontains";
-    case Op::kRange: return "range";
-    case Op::kCmpFields: return "cmp_fields";
-    case Op::kInField: return "in_field";
+    case Op::kTrue:
+      return "true";
+    case Op::kFalse:
+      return "false";
+    case Op::kAnd:
+      return "and";
+    case Op::kOr:
+      return "or";
+    case Op::kNot:
+      return "not";
+    case Op::kExists:
+      return "exists";
+    case Op::kCmp:
+      return CmpOpName(n.cmp);
+    case Op::kIn:
+      return "in";
+    case Op::kHasAny:
+      return "has_any";
+    case Op::kContains:
+      return "contains";
+    case Op::kIContains:
+      return "icontains";
+    case Op::kRange:
+      return "range";
+    case Op::kCmpFields:
+      return "cmp_fields";
+    case Op::kInField:
+      return "in_field";
   }
   return "?";
 }
 
 std::string LiteralSexpr(const Value& v) {
   switch (v.index()) {
-    case 1: return std::get<bool>(v) ? "true" : "false";
-    case 2: return std::to_string(std::get<std::int64_t>(v));
-    case 3: return FormatFloatLiteral(std::get<double>(v));
-    case 4: return json::Dump(json::Value(std::get<std::string>(v)));
-    case 5: return FormatDatetime(std::get<Datetime>(v));
-    default: return "?";
+    case 1:
+      return std::get<bool>(v) ? "true" : "false";
+    case 2:
+      return std::to_string(std::get<std::int64_t>(v));
+    case 3:
+      return FormatFloatLiteral(std::get<double>(v));
+    case 4:
+      return json::Dump(json::Value(std::get<std::string>(v)));
+    case 5:
+      return FormatDatetime(std::get<Datetime>(v));
+    default:
+      return "?";
   }
 }
 
 json::Value LiteralJson(const Value& v) {
   switch (v.index()) {
-    case 1: return std::get<bool>(v);
-    case 2: return std::get<std::int64_t>(v);
-    case 3: return std::get<double>(v);
-    case 4: return std::get<std::string>(v);
-    case 5: return FormatDatetime(std::get<Datetime>(v));
-    default: return nullptr;
+    case 1:
+      return std::get<bool>(v);
+    case 2:
+      return std::get<std::int64_t>(v);
+    case 3:
+      return std::get<double>(v);
+    case 4:
+      return std::get<std::string>(v);
+    case 5:
+      return FormatDatetime(std::get<Datetime>(v));
+    default:
+      return nullptr;
   }
 }
 
@@ -123,7 +155,8 @@ json::Value ToJson(const Node& n, const Schema& schema) {
   o["op"] = OpName(n);
   switch (n.op) {
     case Op::kTrue:
-    case Op::kFalse: break;
+    case Op::kFalse:
+      break;
     case Op::kAnd:
     case Op::kOr: {
       json::Value args = json::Value::array();
@@ -131,8 +164,12 @@ json::Value ToJson(const Node& n, const Schema& schema) {
       o["args"] = std::move(args);
       break;
     }
-    case Op::kNot: o["arg"] = ToJson(n.children[0], schema); break;
-    case Op::kExists: o["field"] = schema.field(n.slot).name; break;
+    case Op::kNot:
+      o["arg"] = ToJson(n.children[0], schema);
+      break;
+    case Op::kExists:
+      o["field"] = schema.field(n.slot).name;
+      break;
     case Op::kCmp:
     case Op::kContains:
     case Op::kIContains:

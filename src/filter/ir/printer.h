@@ -29,8 +29,12 @@ namespace engram::filter {
 std::string ToSexpr(const Node& node, const Schema& schema);
 json::Value ToJson(const Node& node, const Schema& schema);
 
-inline std::string ToSexpr(const Filter& f) { return ToSexpr(f.root, *f.schema); }
-inline json::Value ToJson(const Filter& f) { return ToJson(f.root, *f.schema); }
+inline std::string ToSexpr(const Filter& f) {
+  return ToSexpr(f.root, *f.schema);
+}
+inline json::Value ToJson(const Filter& f) {
+  return ToJson(f.root, *f.schema);
+}
 
 // A literal as the S-expression writes it.
 std::string LiteralSexpr(const Value& v);

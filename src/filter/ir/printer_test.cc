@@ -42,22 +42,23 @@ TEST(Printer, EveryOp) {
   Node root = MakeJunction(
       Op::kAnd,
       {Cmp(*s, "i", CmpOp::kGe, Value(std::int64_t{12})), Cmp(*s, "f", CmpOp::kLt, Value(3.0)),
-       Cmp(*s, "d", CmpOp::kEq, Value(Datetime{1})), Cmp(*s, "b", CmpOp::kNe, Value(true)),
-       in, range, MakeNot(MakeJunction(Op::kOr, {fields, in_field})), exists, MakeConst(false)});
+       Cmp(*s, "d", CmpOp::kEq, Value(Datetime{1})), Cmp(*s, "b", CmpOp::kNe, Value(true)), in,
+       range, MakeNot(MakeJunction(Op::kOr, {fields, in_field})), exists, MakeConst(false)});
   EXPECT_EQ(ToSexpr(root, *s),
             "(and (ge i 12) (lt f 3.0) (eq d 1970-01-01T00:00:00.000001Z) (ne b true) "
             "(in s \"a\" \"q\\\"uote\") (range f (ge 2) (lt 10.0)) "
             "(not (or (cmp_fields le i f) (in_field s tags))) (exists |odd name|) false)");
-  EXPECT_EQ(json::Dump(ToJson(root, *s)),
-            R"({"op":"and","args":[{"op":"ge","field":"i","value":12},)"
-            R"({"op":"lt","field":"f","value":3.0},)"
-            R"({"op":"eq","field":"d","value":"1970-01-01T00:00:00.000001Z"},)"
-            R"({"op":"ne","field":"b","value":true},)"
-            R"({"op":"in","field":"s","values":["a","q\"uote"]},)"
-            R"({"op":"range","field":"f","ge":2,"lt":10.0},)"
-            R"({"op":"not","arg":{"op":"or","args":[{"op":"cmp_fields","cmp":"le","field":"i","other":"f"},)"
-            R"({"op":"in_field","field":"s","set":"tags"}]}},)"
-            R"({"op":"exists","field":"odd name"},{"op":"false"}]})");
+  EXPECT_EQ(
+      json::Dump(ToJson(root, *s)),
+      R"({"op":"and","args":[{"op":"ge","field":"i","value":12},)"
+      R"({"op":"lt","field":"f","value":3.0},)"
+      R"({"op":"eq","field":"d","value":"1970-01-01T00:00:00.000001Z"},)"
+      R"({"op":"ne","field":"b","value":true},)"
+      R"({"op":"in","field":"s","values":["a","q\"uote"]},)"
+      R"({"op":"range","field":"f","ge":2,"lt":10.0},)"
+      R"({"op":"not","arg":{"op":"or","args":[{"op":"cmp_fields","cmp":"le","field":"i","other":"f"},)"
+      R"({"op":"in_field","field":"s","set":"tags"}]}},)"
+      R"({"op":"exists","field":"odd name"},{"op":"false"}]})");
 }
 
 TEST(Printer, LiteralsKeepTheirClass) {

@@ -9,11 +9,15 @@ namespace engram::filter {
 bool LiteralFits(FieldType t, const Value& v) {
   switch (t) {
     case FieldType::kInt:
-    case FieldType::kFloat: return IsNumeric(v);
+    case FieldType::kFloat:
+      return IsNumeric(v);
     case FieldType::kString:
-    case FieldType::kStringSet: return std::holds_alternative<std::string>(v);
-    case FieldType::kBool: return std::holds_alternative<bool>(v);
-    case FieldType::kDatetime: return std::holds_alternative<Datetime>(v);
+    case FieldType::kStringSet:
+      return std::holds_alternative<std::string>(v);
+    case FieldType::kBool:
+      return std::holds_alternative<bool>(v);
+    case FieldType::kDatetime:
+      return std::holds_alternative<Datetime>(v);
   }
   return false;
 }
@@ -50,7 +54,8 @@ std::optional<std::string> VerifyNode(const Node& n, const Schema& schema) {
     case Op::kNot:
       if (n.children.size() != 1) return fail("needs exactly one child");
       return VerifyNode(n.children[0], schema);
-    default: break;
+    default:
+      break;
   }
   if (!n.children.empty()) return fail("leaf with children");
   if (n.slot >= schema.fields().size()) return fail("slot out of range");
@@ -85,7 +90,8 @@ std::optional<std::string> VerifyNode(const Node& n, const Schema& schema) {
     case Op::kRange:
       if (!Orderable(f.type)) return fail("range on a field that has no order");
       if (!n.lo && !n.hi) return fail("range without bounds");
-      if ((n.lo && !LiteralFits(f.type, n.lo->value)) || (n.hi && !LiteralFits(f.type, n.hi->value))) {
+      if ((n.lo && !LiteralFits(f.type, n.lo->value)) ||
+          (n.hi && !LiteralFits(f.type, n.hi->value))) {
         return fail("bound does not fit the field");
       }
       if (!n.values.empty()) return fail("range with literals");
@@ -109,7 +115,8 @@ std::optional<std::string> VerifyNode(const Node& n, const Schema& schema) {
       }
       return std::nullopt;
     }
-    default: return fail("unknown op");
+    default:
+      return fail("unknown op");
   }
 }
 

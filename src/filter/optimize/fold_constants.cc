@@ -7,7 +7,8 @@ namespace engram::filter {
 Node FoldConstants(Node n) {
   switch (n.op) {
     case Op::kIn:
-    case Op::kHasAny: return n.values.empty() ? MakeConst(false) : n;
+    case Op::kHasAny:
+      return n.values.empty() ? MakeConst(false) : n;
     case Op::kNot: {
       Node child = FoldConstants(std::move(n.children[0]));
       if (child.IsConst()) return MakeConst(child.op == Op::kFalse);
@@ -30,7 +31,8 @@ Node FoldConstants(Node n) {
       n.children = std::move(kept);
       return n;
     }
-    default: return n;
+    default:
+      return n;
   }
 }
 

@@ -38,7 +38,8 @@ bool EqualitiesContradict(const std::vector<Node>& children, std::uint32_t slot,
   std::vector<Value> candidates;
   bool restricted = false;
   for (const Node& c : children) {
-    bool positive_eq = c.slot == slot && ((c.op == Op::kCmp && c.cmp == CmpOp::kEq) || c.op == Op::kIn);
+    bool positive_eq =
+        c.slot == slot && ((c.op == Op::kCmp && c.cmp == CmpOp::kEq) || c.op == Op::kIn);
     if (!positive_eq) continue;
     if (!restricted) {
       candidates = c.values;
@@ -67,9 +68,9 @@ bool AbsenceContradicts(const std::vector<Node>& children) {
     if (a.op != Op::kNot || a.children[0].op != Op::kExists) continue;
     std::uint32_t slot = a.children[0].slot;
     for (const Node& b : children) {
-      bool needs_presence = b.IsLeaf() && !b.IsConst() &&
-                            (b.slot == slot || ((b.op == Op::kCmpFields || b.op == Op::kInField) &&
-                                                b.other == slot));
+      bool needs_presence =
+          b.IsLeaf() && !b.IsConst() &&
+          (b.slot == slot || ((b.op == Op::kCmpFields || b.op == Op::kInField) && b.other == slot));
       if (needs_presence) return true;
     }
   }

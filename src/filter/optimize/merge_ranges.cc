@@ -48,11 +48,20 @@ void Add(Interval* iv, const Node& c) {
       TightenLo(iv, Bound{v, true});
       TightenHi(iv, Bound{v, true});
       break;
-    case CmpOp::kGt: TightenLo(iv, Bound{v, false}); break;
-    case CmpOp::kGe: TightenLo(iv, Bound{v, true}); break;
-    case CmpOp::kLt: TightenHi(iv, Bound{v, false}); break;
-    case CmpOp::kLe: TightenHi(iv, Bound{v, true}); break;
-    case CmpOp::kNe: break;
+    case CmpOp::kGt:
+      TightenLo(iv, Bound{v, false});
+      break;
+    case CmpOp::kGe:
+      TightenLo(iv, Bound{v, true});
+      break;
+    case CmpOp::kLt:
+      TightenHi(iv, Bound{v, false});
+      break;
+    case CmpOp::kLe:
+      TightenHi(iv, Bound{v, true});
+      break;
+    case CmpOp::kNe:
+      break;
   }
 }
 
