@@ -57,8 +57,8 @@ Path OrderPath(const DialectSpec& spec, const json::ReadError& e) {
 Checked<CompiledFilter> CheckTree(const DialectSpec& spec, const json::Value& doc,
                                   const std::vector<json::ReadError>& deferred,
                                   std::shared_ptr<const Schema> schema) {
-  ast::Tree tree = spec.Parse(doc);
-  CheckResult checked = Check(tree, *schema, spec.policy());
+  ast::Tree tree = spec.parse(doc);
+  CheckResult checked = Check(tree, *schema, spec.policy);
   // The first error in pre-order wins, whichever layer found it (FILTERS.md
   // §1.4): the checker's first fault, or the first duplicate key or
   // out-of-range number the reader put aside, when that comes earlier.
@@ -66,10 +66,10 @@ Checked<CompiledFilter> CheckTree(const DialectSpec& spec, const json::Value& do
     const json::ReadError& first = deferred.front();
     if (!checked.fault ||
         !json::PrecedesInDocument(doc, checked.fault->path, OrderPath(spec, first))) {
-      return spec.Render(ReadFaultToFault(spec, first, 0));
+      return spec.render(ReadFaultToFault(spec, first, 0));
     }
   }
-  if (!checked.root) return spec.Render(*checked.fault);
+  if (!checked.root) return spec.render(*checked.fault);
   CompiledFilter out;
   out.checked = Filter{schema, *checked.root};
   out.optimized = Filter{schema, Optimize(std::move(*checked.root), *schema)};
@@ -86,7 +86,7 @@ Checked<CompiledFilter> Compile(Dialect dialect, std::string_view text,
   options.max_depth = kMaxJsonDepth;
   options.defer_value_faults = true;
   json::ReadResult doc = json::Read(text, options);
-  if (!doc.ok()) return spec.Render(ReadFaultToFault(spec, *doc.error, text.size()));
+  if (!doc.ok()) return spec.render(ReadFaultToFault(spec, *doc.error, text.size()));
   return CheckTree(spec, doc.value, doc.deferred, std::move(schema));
 }
 

@@ -31,6 +31,14 @@ std::optional<FieldType> FieldTypeFromName(std::string_view name);
 // bool, datetime, set<string>; "absent" for monostate).
 std::string_view ValueTypeName(const Value& v);
 
+inline bool IsNumeric(FieldType t) {
+  return t == FieldType::kInt || t == FieldType::kFloat;
+}
+// Types with an order filters may use (strings bytewise, where a dialect allows).
+inline bool IsOrdered(FieldType t) {
+  return t != FieldType::kBool && t != FieldType::kStringSet;
+}
+
 inline bool IsNumeric(const Value& v) {
   return std::holds_alternative<std::int64_t>(v) || std::holds_alternative<double>(v);
 }

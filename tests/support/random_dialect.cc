@@ -2,39 +2,14 @@
 #include <vector>
 
 #include "tests/support/random_filter.h"
+#include "tests/support/random_util.h"
 
 namespace engram::testing {
 namespace {
 
 using Json = json::Value;
 
-template <typename T>
-const T& Pick(Rng& rng, const std::vector<T>& v) {
-  return v[std::uniform_int_distribution<std::size_t>(0, v.size() - 1)(rng)];
-}
-bool Chance(Rng& rng, double p) {
-  return std::bernoulli_distribution(p)(rng);
-}
-int Between(Rng& rng, int lo, int hi) {
-  return std::uniform_int_distribution<int>(lo, hi)(rng);
-}
-
-const std::vector<std::string> kStrings = {"",
-                                           "a",
-                                           "b",
-                                           "ab",
-                                           "abc",
-                                           "\xc3\x89",
-                                           "\xc3\xa9",
-                                           "x y",
-                                           "stra\xc3\x9f"
-                                           "e",
-                                           "STRASSE"};
-const std::vector<std::string> kSetItems = {"a", "b", "c", "d"};
-const std::vector<std::string> kDatetimes = {"2025-01-01T00:00:00Z", "2025-01-01T23:59:59.999999Z",
-                                             "2025-01-02T00:00:00Z", "2024-12-31T12:00:00Z",
-                                             "2025-06-15T08:30:00+02:00"};
-const std::vector<std::string> kDates = {"2025-01-01", "2025-01-02", "2024-12-31"};
+using namespace detail;  // NOLINT(google-build-using-namespace): test helpers
 
 const Field& AnyField(Rng& rng, const Schema& schema) {
   std::vector<const Field*> fields;

@@ -6,54 +6,14 @@
 
 #include "base/number.h"
 #include "base/unicode.h"
+#include "tests/support/random_util.h"
 
 namespace engram::testing {
 namespace {
 
-template <typename T>
-const T& Pick(Rng& rng, const std::vector<T>& v) {
-  return v[std::uniform_int_distribution<std::size_t>(0, v.size() - 1)(rng)];
-}
+using namespace detail;  // NOLINT(google-build-using-namespace): test helpers
 
-bool Chance(Rng& rng, double p) {
-  return std::bernoulli_distribution(p)(rng);
-}
-
-int Between(Rng& rng, int lo, int hi) {
-  return std::uniform_int_distribution<int>(lo, hi)(rng);
-}
-
-const std::vector<std::int64_t> kInts = {-2,
-                                         -1,
-                                         0,
-                                         1,
-                                         2,
-                                         3,
-                                         7,
-                                         9007199254740992LL,
-                                         9007199254740993LL,
-                                         std::numeric_limits<std::int64_t>::max(),
-                                         std::numeric_limits<std::int64_t>::min()};
-const std::vector<double> kFloats = {-2.5,  -0.0,  0.0, 0.5, 1.0, 2.0, 2.5, 3.0, 9007199254740992.0,
-                                     1e300, -1e300};
-const std::vector<std::string> kStrings = {"",
-                                           "a",
-                                           "b",
-                                           "ab",
-                                           "ba",
-                                           "abc",
-                                           "\xc3\x89",
-                                           "\xc3\xa9",
-                                           "x y",
-                                           "stra\xc3\x9f"
-                                           "e",
-                                           "STRASSE"};
 const std::vector<std::string> kNeedles = {"a", "b", "ab", "\xc3\xa9", "\xc3\x9f", "x", ""};
-const std::vector<std::string> kSetItems = {"a", "b", "c", "d"};
-const std::vector<std::string> kDatetimes = {
-    "2025-01-01T00:00:00Z", "2025-01-01T23:59:59.999999Z", "2025-01-02T00:00:00Z",
-    "2024-12-31T12:00:00Z", "2025-06-15T08:30:00+02:00",   "1969-12-31T23:59:59Z"};
-const std::vector<std::string> kDates = {"2025-01-01", "2025-01-02", "2024-12-31"};
 
 json::Value NumberJson(Rng& rng, bool integers_only) {
   if (integers_only || Chance(rng, 0.5)) return Pick(rng, kInts);

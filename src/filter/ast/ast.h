@@ -23,6 +23,12 @@ enum class CmpOp : std::uint8_t { kEq, kNe, kLt, kLe, kGt, kGe };
 std::string_view CmpOpName(CmpOp op);
 // The op with its operands swapped (lt <-> gt, le <-> ge).
 CmpOp FlipCmpOp(CmpOp op);
+// Whether a three-way comparison result `c` (<0, 0, >0) satisfies `op`.
+bool CmpHolds(CmpOp op, int c);
+// lt, le, gt, ge.
+inline bool IsOrdering(CmpOp op) {
+  return op != CmpOp::kEq && op != CmpOp::kNe;
+}
 
 namespace ast {
 

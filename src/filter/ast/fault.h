@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "base/path.h"
 
@@ -68,6 +69,20 @@ struct Fault {
   std::string a, b, c, d;
   std::int64_t n = 0, m = 0;
 };
+
+inline Fault MakeFault(FaultCode code, Path path, std::string a = "", std::string b = "",
+                       std::string c = "", std::string d = "") {
+  return Fault{code, std::move(path), std::move(a), std::move(b), std::move(c), std::move(d), 0, 0};
+}
+
+// A fault about a count `n` against a limit `m`.
+inline Fault CountFault(FaultCode code, Path path, std::size_t n, std::size_t m,
+                        std::string a = "") {
+  Fault f = MakeFault(code, std::move(path), std::move(a));
+  f.n = static_cast<std::int64_t>(n);
+  f.m = static_cast<std::int64_t>(m);
+  return f;
+}
 
 }  // namespace engram::filter
 

@@ -5,7 +5,6 @@
 #include <variant>
 
 #include "base/unicode.h"
-#include "filter/ir/verifier.h"
 
 namespace engram::filter {
 namespace {
@@ -29,10 +28,6 @@ struct Side {
   }
 };
 
-bool IsNumericType(FieldType t) {
-  return t == FieldType::kInt || t == FieldType::kFloat;
-}
-
 std::optional<FieldType> LiteralType(const Value& v) {
   switch (v.index()) {
     case 1:
@@ -50,28 +45,6 @@ std::optional<FieldType> LiteralType(const Value& v) {
   }
 }
 
-bool CmpHolds(CmpOp op, int c) {
-  switch (op) {
-    case CmpOp::kEq:
-      return c == 0;
-    case CmpOp::kNe:
-      return c != 0;
-    case CmpOp::kLt:
-      return c < 0;
-    case CmpOp::kLe:
-      return c <= 0;
-    case CmpOp::kGt:
-      return c > 0;
-    case CmpOp::kGe:
-      return c >= 0;
-  }
-  return false;
-}
-
-bool IsOrdering(CmpOp op) {
-  return op != CmpOp::kEq && op != CmpOp::kNe;
-}
-
 class Checker {
  public:
   Checker(const Schema& schema, const Policy& policy) : schema_(schema), policy_(policy) {}
@@ -82,16 +55,16 @@ class Checker {
       ++nodes_;
       ++depth;
       if (nodes_ > policy_.max_nodes) {
-        return Fail(Count(FaultCode::kTooManyNodes, n.path, nodes_, policy_.max_nodes));
+        return Fail(CountFault(FaultCode::kTooManyNodes, n.path, nodes_, policy_.max_nodes));
       }
       if (depth > policy_.max_depth) {
-        return Fail(Count(FaultCode::kTooDeep, n.path, depth, policy_.max_depth));
+        return Fail(CountFault(FaultCode::kTooDeep, n.path, depth, policy_.max_depth));
       }
     }
     if (n.fault) return Fail(*n.fault);
     switch (n.kind) {
       case NodeKind::kInvalid:
-        return Fail(Make(FaultCode::kNotObject, n.path, "invalid"));
+        return Fail(MakeFault(FaultCode::kNotObject, n.path, "invalid"));
       case NodeKind::kConst:
         return MakeConst(n.value);
       case NodeKind::kAnd:
@@ -102,7 +75,7 @@ class Checker {
           if (!child) return std::nullopt;
           children.push_back(std::move(*child));
         }
-        if (children.empty()) return Fail(Make(FaultCode::kEmptyArgs, n.path, n.op));
+        if (children.empty()) return Fail(MakeFault(FaultCode::kEmptyArgs, n.path, n.op));
         return MakeJunction(n.kind == NodeKind::kAnd ? Op::kAnd : Op::kOr, std::move(children));
       }
       case NodeKind::kNot: {
@@ -120,7 +93,7 @@ class Checker {
       case NodeKind::kContains:
         return ContainsNode(n);
       case NodeKind::kExists: {
-        const Field* f = ResolveField(n.operands.at(0));
+        const Field* f = ResolveSubject(n);
         if (!f) return std::nullopt;
         // A value beside the field only ever carries a fault ($exists: 1).
         if (n.operands.size() > 1 && n.operands[1].fault) return Fail(*n.operands[1].fault);
@@ -135,17 +108,6 @@ class Checker {
   std::optional<Fault>& fault() { return fault_; }
 
  private:
-  static Fault Make(FaultCode code, const Path& path, std::string a = "", std::string b = "",
-                    std::string c = "", std::string d = "") {
-    return Fault{code, path, std::move(a), std::move(b), std::move(c), std::move(d), 0, 0};
-  }
-  static Fault Count(FaultCode code, const Path& path, std::size_t n, std::size_t m) {
-    Fault f = Make(code, path);
-    f.n = static_cast<std::int64_t>(n);
-    f.m = static_cast<std::int64_t>(m);
-    return f;
-  }
-
   std::nullopt_t Fail(Fault f) {
     if (!fault_) fault_ = std::move(f);
     return std::nullopt;
@@ -175,9 +137,9 @@ class Checker {
     const Field* f =
         policy_.field_names_ignore_case ? schema_.FindIgnoringCase(o.field) : schema_.Find(o.field);
     if (f == nullptr)
-      return Fail(Make(FaultCode::kUnknownField, o.path, o.field, Allowlist())), nullptr;
+      return Fail(MakeFault(FaultCode::kUnknownField, o.path, o.field, Allowlist())), nullptr;
     if (!f->filterable) {
-      return Fail(Make(FaultCode::kFieldNotFilterable, o.path, o.field, Allowlist())), nullptr;
+      return Fail(MakeFault(FaultCode::kFieldNotFilterable, o.path, o.field, Allowlist())), nullptr;
     }
     return f;
   }
@@ -185,7 +147,7 @@ class Checker {
   // Whether `op` (as written, `cmp` when a comparison) applies to field `f`,
   // in the typed dialects.
   bool OpApplies(NodeKind kind, CmpOp cmp, const Field& f) const {
-    bool ordered = IsNumericType(f.type) || f.type == FieldType::kDatetime ||
+    bool ordered = IsNumeric(f.type) || f.type == FieldType::kDatetime ||
                    (policy_.string_order && f.type == FieldType::kString);
     switch (kind) {
       case NodeKind::kCompare:
@@ -200,9 +162,19 @@ class Checker {
     }
   }
 
+  // The field a typed leaf reads; where the dialect says so, also whether the
+  // op applies to its type, before the value is looked at.
+  const Field* ResolveSubject(const ast::Node& n) {
+    const Field* f = ResolveField(n.operands.at(0));
+    if (f && policy_.op_before_value && !OpApplies(n.kind, n.cmp, *f)) {
+      return NotApplicable(n, *f, n.op_path.value_or(n.path)), nullptr;
+    }
+    return f;
+  }
+
   std::nullopt_t NotApplicable(const ast::Node& n, const Field& f, const Path& path) {
-    return Fail(Make(FaultCode::kOpNotApplicable, path, n.op, std::string(FieldTypeName(f.type)),
-                     "", f.name));
+    return Fail(MakeFault(FaultCode::kOpNotApplicable, path, n.op,
+                          std::string(FieldTypeName(f.type)), "", f.name));
   }
 
   // Reads literal `v` as a value of field `f`'s type (typed dialects).
@@ -212,12 +184,12 @@ class Checker {
     std::string expected(
         FieldTypeName(f.type == FieldType::kStringSet ? FieldType::kString : f.type));
     auto wrong = [&]() {
-      return Fail(Make(mismatch, path, expected, std::string(json::TypeName(v))));
+      return Fail(MakeFault(mismatch, path, expected, std::string(json::TypeName(v))));
     };
     if (v.is_null()) {
       if (as_item || !policy_.null_means_absent) return wrong();
       if (policy_.null_requires_optional && f.presence != Presence::kOptional) {
-        return Fail(Make(FaultCode::kNullNeedsOptional, path, f.name));
+        return Fail(MakeFault(FaultCode::kNullNeedsOptional, path, f.name));
       }
       return Typed(NullLiteral{});
     }
@@ -226,7 +198,8 @@ class Checker {
     auto string_text = [&]() -> std::optional<std::string> {
       const auto& s = v.get_ref<const std::string&>();
       if (policy_.max_string_bytes != 0 && s.size() > policy_.max_string_bytes) {
-        return Fail(Count(FaultCode::kStringTooLong, path, s.size(), policy_.max_string_bytes));
+        return Fail(
+            CountFault(FaultCode::kStringTooLong, path, s.size(), policy_.max_string_bytes));
       }
       return policy_.trim_strings ? std::string(TrimWhitespace(s)) : s;
     };
@@ -262,7 +235,7 @@ class Checker {
         std::optional<std::string> text = string_text();
         if (!text) return std::nullopt;
         std::optional<ParsedDatetime> t = ParseDatetime(*text, policy_.datetime_form);
-        if (!t) return Fail(Make(FaultCode::kBadDatetime, path, *text));
+        if (!t) return Fail(MakeFault(FaultCode::kBadDatetime, path, *text));
         return Typed(Value(t->date_only && rounds_up ? EndOfDay(t->value) : t->value));
       }
     }
@@ -274,24 +247,21 @@ class Checker {
     std::optional<Typed> t = TypeLiteral(f, o.literal, o.path, false, o.date_rounds_up);
     if (!t) return std::nullopt;
     if (std::holds_alternative<NullLiteral>(*t)) {
-      return Fail(Make(FaultCode::kNullNotAllowed, o.path, n.op));
+      return Fail(MakeFault(FaultCode::kNullNotAllowed, o.path, n.op));
     }
     return std::get<Value>(std::move(*t));
   }
 
   std::optional<Node> CompareTyped(const ast::Node& n) {
-    const Field* f = ResolveField(n.operands.at(0));
+    const Field* f = ResolveSubject(n);
     if (!f) return std::nullopt;
-    if (policy_.op_before_value && !OpApplies(n.kind, n.cmp, *f)) {
-      return NotApplicable(n, *f, n.op_path.value_or(n.path));
-    }
     const Operand& value = n.operands.at(1);
     if (value.fault) return Fail(*value.fault);
     std::optional<Typed> t =
         TypeLiteral(*f, value.literal, value.path, false, value.date_rounds_up);
     if (!t) return std::nullopt;
     if (std::holds_alternative<NullLiteral>(*t)) {
-      if (n.cmp != CmpOp::kEq) return Fail(Make(FaultCode::kNullNotAllowed, value.path, n.op));
+      if (n.cmp != CmpOp::kEq) return Fail(MakeFault(FaultCode::kNullNotAllowed, value.path, n.op));
       Node exists = Leaf(Op::kExists, *f, n);
       std::string origin = exists.origin;
       return MakeNot(std::move(exists), std::move(origin));
@@ -338,14 +308,14 @@ class Checker {
         } else if (v.is_string()) {
           side.literal = v.get<std::string>();
         } else {
-          return Fail(Make(FaultCode::kNotALiteral, o.path, std::string(json::TypeName(v))));
+          return Fail(MakeFault(FaultCode::kNotALiteral, o.path, std::string(json::TypeName(v))));
         }
         return side;
       }
       case Operand::Kind::kNone:
         break;
     }
-    return Fail(Make(FaultCode::kMalformedOperand, o.path, "missing"));
+    return Fail(MakeFault(FaultCode::kMalformedOperand, o.path, "missing"));
   }
 
   // A string literal facing a datetime field is read as a datetime.
@@ -357,7 +327,7 @@ class Checker {
     }
     const auto& text = std::get<std::string>(literal_side->literal);
     std::optional<ParsedDatetime> t = ParseDatetime(text, policy_.datetime_form);
-    if (!t) return Fail(Make(FaultCode::kBadDatetime, o.path, text)), false;
+    if (!t) return Fail(MakeFault(FaultCode::kBadDatetime, o.path, text)), false;
     literal_side->literal = t->value;
     return true;
   }
@@ -374,13 +344,13 @@ class Checker {
     std::optional<FieldType> ta = a->field ? a->field->type : LiteralType(a->literal);
     std::optional<FieldType> tb = b->field ? b->field->type : LiteralType(b->literal);
     bool comparable = ta && tb && *ta != FieldType::kStringSet && *tb != FieldType::kStringSet &&
-                      (*ta == *tb || (IsNumericType(*ta) && IsNumericType(*tb)));
+                      (*ta == *tb || (IsNumeric(*ta) && IsNumeric(*tb)));
     if (!comparable) {
-      return Fail(Make(FaultCode::kTypeMismatch, blame, a->TypeName(), b->TypeName(), n.op));
+      return Fail(MakeFault(FaultCode::kTypeMismatch, blame, a->TypeName(), b->TypeName(), n.op));
     }
-    if (IsOrdering(n.cmp) && !IsNumericType(*ta) && *ta != FieldType::kDatetime) {
-      return Fail(Make(FaultCode::kOpNotApplicable, blame, n.op, a->TypeName(), b->TypeName(),
-                       a->field ? a->field->name : (b->field ? b->field->name : "")));
+    if (IsOrdering(n.cmp) && !IsNumeric(*ta) && *ta != FieldType::kDatetime) {
+      return Fail(MakeFault(FaultCode::kOpNotApplicable, blame, n.op, a->TypeName(), b->TypeName(),
+                            a->field ? a->field->name : (b->field ? b->field->name : "")));
     }
     if (a->field && b->field) {
       Node leaf = Leaf(Op::kCmpFields, *a->field, n);
@@ -410,12 +380,13 @@ class Checker {
     const Path& blame = n.operands[1].path;
     bool set_field = hay->field && hay->field->type == FieldType::kStringSet;
     if (!set_field && !hay->is_list) {
-      return Fail(Make(FaultCode::kBadHaystack, blame, hay->TypeName()));
+      return Fail(MakeFault(FaultCode::kBadHaystack, blame, hay->TypeName()));
     }
     bool string_needle = needle->field ? needle->field->type == FieldType::kString
                                        : std::holds_alternative<std::string>(needle->literal);
     if (needle->is_list || !string_needle) {
-      return Fail(Make(FaultCode::kTypeMismatch, blame, needle->TypeName(), hay->TypeName(), n.op));
+      return Fail(
+          MakeFault(FaultCode::kTypeMismatch, blame, needle->TypeName(), hay->TypeName(), n.op));
     }
     if (needle->field && hay->is_list) {
       Node leaf = Leaf(Op::kIn, *needle->field, n);
@@ -440,7 +411,7 @@ class Checker {
   }
 
   std::optional<Node> InTyped(const ast::Node& n) {
-    const Field* f = ResolveField(n.operands.at(0));
+    const Field* f = ResolveSubject(n);
     if (!f) return std::nullopt;
     const Operand& list = n.operands.at(1);
     if (list.fault) return Fail(*list.fault);
@@ -455,22 +426,19 @@ class Checker {
   }
 
   std::optional<Node> ContainsNode(const ast::Node& n) {
-    const Field* f = ResolveField(n.operands.at(0));
+    const Field* f = ResolveSubject(n);
     if (!f) return std::nullopt;
-    if (policy_.op_before_value && !OpApplies(n.kind, n.cmp, *f)) {
-      return NotApplicable(n, *f, n.op_path.value_or(n.path));
-    }
     const Operand& needle = n.operands.at(1);
     std::optional<Value> v = TypeValue(*f, needle, n);
     if (!v) return std::nullopt;
     if (!std::holds_alternative<std::string>(*v)) {
-      return Fail(Make(FaultCode::kContainsNeedsString, needle.path,
-                       std::string(json::TypeName(needle.literal))));
+      return Fail(MakeFault(FaultCode::kContainsNeedsString, needle.path,
+                            std::string(json::TypeName(needle.literal))));
     }
     if (!OpApplies(n.kind, n.cmp, *f)) return NotApplicable(n, *f, needle.path);
     std::string text = std::get<std::string>(std::move(*v));
     if (policy_.nonempty_contains && text.empty()) {
-      return Fail(Make(FaultCode::kEmptyNeedle, needle.path));
+      return Fail(MakeFault(FaultCode::kEmptyNeedle, needle.path));
     }
     Node leaf = Leaf(n.case_insensitive ? Op::kIContains : Op::kContains, *f, n);
     leaf.values.emplace_back(n.case_insensitive ? FoldCase(text) : std::move(text));
@@ -478,18 +446,16 @@ class Checker {
   }
 
   std::optional<Node> BetweenNode(const ast::Node& n) {
-    const Field* f = ResolveField(n.operands.at(0));
+    const Field* f = ResolveSubject(n);
     if (!f) return std::nullopt;
-    if (policy_.op_before_value && !OpApplies(n.kind, n.cmp, *f)) {
-      return NotApplicable(n, *f, n.op_path.value_or(n.path));
-    }
     std::optional<Value> lo = TypeValue(*f, n.operands.at(1), n);
     if (!lo) return std::nullopt;
     std::optional<Value> hi = TypeValue(*f, n.operands.at(2), n);
     if (!hi) return std::nullopt;
     if (!OpApplies(n.kind, n.cmp, *f)) return NotApplicable(n, *f, n.operands[1].path);
     std::optional<int> c = CompareValues(*lo, *hi);
-    if (c && *c > 0) return Fail(Make(FaultCode::kBetweenOrder, n.values_path.value_or(n.path)));
+    if (c && *c > 0)
+      return Fail(MakeFault(FaultCode::kBetweenOrder, n.values_path.value_or(n.path)));
     Node leaf = Leaf(Op::kRange, *f, n);
     leaf.lo = Bound{std::move(*lo), true};
     leaf.hi = Bound{std::move(*hi), true};

@@ -2,11 +2,7 @@
 
 #include <string>
 
-#include "filter/dialects/expr_v1.h"
 #include "filter/dialects/parse_util.h"
-#include "filter/dialects/retrieve.h"
-#include "filter/dialects/search_memory.h"
-#include "filter/dialects/vector_filter.h"
 
 namespace engram::filter {
 
@@ -32,21 +28,17 @@ std::optional<Dialect> DialectFromName(std::string_view name) {
 }
 
 const DialectSpec& GetDialect(Dialect d) {
-  static const RetrieveDialect retrieve;
-  static const ExprV1Dialect expr_v1;
-  static const VectorFilterDialect vector_filter;
-  static const SearchMemoryDialect search_memory;
   switch (d) {
     case Dialect::kRetrieve:
-      return retrieve;
+      return detail::RetrieveSpec();
     case Dialect::kExprV1:
-      return expr_v1;
+      return detail::ExprV1Spec();
     case Dialect::kVectorFilter:
-      return vector_filter;
+      return detail::VectorFilterSpec();
     case Dialect::kSearchMemory:
-      return search_memory;
+      return detail::SearchMemorySpec();
   }
-  return retrieve;
+  return detail::RetrieveSpec();
 }
 
 namespace detail {

@@ -29,22 +29,24 @@ inline constexpr std::size_t kMaxFilterBytes = 64 * 1024;
 inline constexpr std::size_t kMaxJsonDepth = 64;
 inline constexpr std::size_t kMaxArrayLiteral = 1024;
 
-class DialectSpec {
- public:
-  virtual ~DialectSpec() = default;
-  virtual Dialect id() const = 0;
+// What makes a dialect: its JSON -> AST parser, the typing Policy the one
+// checker applies to it, and how it words and locates errors.
+struct DialectSpec {
+  Dialect id;
   // The error code of every diagnostic: 3007 (InvalidParamValue) for
   // `retrieve`, 400 for the others.
-  virtual int code() const = 0;
-  virtual const Policy& policy() const = 0;
+  int code;
+  Policy policy;
   // The filter document -> AST. Never fails: what cannot be parsed becomes
   // a fault inside the tree, where it occurred.
-  virtual ast::Tree Parse(const json::Value& doc) const = 0;
+  ast::Tree (*parse)(const json::Value& doc);
   // A fault as this dialect words and locates it.
-  virtual Diagnostic Render(const Fault& fault) const = 0;
-  // Where a reading fault at `p` (a duplicate key, an out-of-range number)
-  // is reported.
-  virtual Path LocateReadFault(const Path& p) const { return p; }
+  Diagnostic (*render)(const Fault& fault);
+  // Where a reading fault at a path (a duplicate key, an out-of-range
+  // number) is reported; nullptr: at that path.
+  Path (*locate_read_fault)(const Path& p) = nullptr;
+
+  Path LocateReadFault(const Path& p) const { return locate_read_fault ? locate_read_fault(p) : p; }
 };
 
 const DialectSpec& GetDialect(Dialect d);

@@ -1,5 +1,7 @@
-#include "filter/dialects/expr_v1.h"
-
+// `expr_v1`: the `search_filter_expr/v1` envelope of seed 004 (FILTERS.md
+// §2.2). Ops and/or (args), not (expr), leaves eq neq in contains gt gte lt
+// lte with field and value. Errors are `<JSONPath>: <message>` with the
+// reference service's wording (FILTERS.md Appendix A), code 400.
 #include <string>
 #include <utility>
 
@@ -9,10 +11,12 @@
 namespace engram::filter {
 namespace {
 
-using detail::CountFault;
+inline constexpr std::string_view kExprV1Schema = "search_filter_expr/v1";
+inline constexpr std::size_t kExprV1MaxInList = 128;
+inline constexpr std::size_t kExprV1MaxStringBytes = 512;
+
 using detail::FirstUnknownKey;
 using detail::Invalid;
-using detail::MakeFault;
 using detail::TypeOf;
 
 std::optional<CmpOp> LeafCmp(std::string_view op) {
@@ -188,25 +192,7 @@ std::string Message(const Fault& f) {
   }
 }
 
-}  // namespace
-
-const Policy& ExprV1Dialect::policy() const {
-  static const Policy p = [] {
-    Policy q;
-    q.max_depth = 8;
-    q.max_nodes = 128;
-    q.field_names_ignore_case = true;
-    q.null_means_absent = true;
-    q.null_requires_optional = true;
-    q.trim_strings = true;
-    q.max_string_bytes = kExprV1MaxStringBytes;
-    q.datetime_form = DatetimeForm::kStrict;
-    return q;
-  }();
-  return p;
-}
-
-ast::Tree ExprV1Dialect::Parse(const json::Value& doc) const {
+ast::Tree Parse(const json::Value& doc) {
   ast::Tree tree;
   Path root;
   if (!doc.is_object()) {
@@ -235,13 +221,29 @@ ast::Tree ExprV1Dialect::Parse(const json::Value& doc) const {
   return tree;
 }
 
-Diagnostic ExprV1Dialect::Render(const Fault& f) const {
+Diagnostic Render(const Fault& f) {
   // Reading faults that concern the whole text are reported at the root.
   bool whole = f.code == FaultCode::kSyntax || f.code == FaultCode::kNestingTooDeep ||
                f.code == FaultCode::kTextTooLarge;
-  std::string path = whole ? "$.filter" : f.path.JsonPath("$.filter");
-  return Diagnostic{code(), "filter." + std::string(FaultKind(f.code)), path,
-                    path + ": " + Message(f)};
+  return detail::PathMessage(f, whole ? "$.filter" : f.path.JsonPath("$.filter"), Message(f));
 }
+
+}  // namespace
+
+namespace detail {
+const DialectSpec& ExprV1Spec() {
+  static const DialectSpec spec{Dialect::kExprV1, 400,
+                                Policy{.max_depth = 8,
+                                       .max_nodes = 128,
+                                       .field_names_ignore_case = true,
+                                       .null_means_absent = true,
+                                       .null_requires_optional = true,
+                                       .trim_strings = true,
+                                       .max_string_bytes = kExprV1MaxStringBytes,
+                                       .datetime_form = DatetimeForm::kStrict},
+                                &Parse, &Render};
+  return spec;
+}
+}  // namespace detail
 
 }  // namespace engram::filter

@@ -8,23 +8,12 @@
 #include <utility>
 #include <vector>
 
+#include "base/diagnostic.h"
 #include "base/json.h"
 #include "filter/ast/ast.h"
+#include "filter/dialects/dialect.h"
 
 namespace engram::filter::detail {
-
-inline Fault MakeFault(FaultCode code, Path path, std::string a = "", std::string b = "",
-                       std::string c = "") {
-  return Fault{code, std::move(path), std::move(a), std::move(b), std::move(c), "", 0, 0};
-}
-
-inline Fault CountFault(FaultCode code, Path path, std::size_t n, std::size_t m,
-                        std::string a = "") {
-  Fault f = MakeFault(code, std::move(path), std::move(a));
-  f.n = static_cast<std::int64_t>(n);
-  f.m = static_cast<std::int64_t>(m);
-  return f;
-}
 
 inline std::string TypeOf(const json::Value& v) {
   return std::string(json::TypeName(v));
@@ -66,6 +55,17 @@ inline ast::Node LoweredNot(ast::Node child) {
 // The wording engram uses for a fault wherever a dialect has no wording of
 // its own (the `retrieve` dialect uses it throughout).
 std::string DefaultDetail(const Fault& f);
+
+// The diagnostic (code 400) of a dialect that writes errors as `<path>: <message>`.
+inline Diagnostic PathMessage(const Fault& f, const std::string& path, const std::string& message) {
+  return Diagnostic{400, "filter." + std::string(FaultKind(f.code)), path, path + ": " + message};
+}
+
+// The four dialects (each in its own .cc).
+const DialectSpec& RetrieveSpec();
+const DialectSpec& ExprV1Spec();
+const DialectSpec& VectorFilterSpec();
+const DialectSpec& SearchMemorySpec();
 
 }  // namespace engram::filter::detail
 

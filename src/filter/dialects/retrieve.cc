@@ -1,5 +1,7 @@
-#include "filter/dialects/retrieve.h"
-
+// `retrieve`: the Retrieve node's filter grammar (seed 000, FILTERS.md §2.1).
+// Ops and/or (args), not (arg), eq ne lt le gt ge (lhs, rhs), in (needle,
+// haystack); operands {"knowledge": field} or {"value": literal}. Errors read
+// `filter.<kind>: at <path>: <detail>` with code 3007 (InvalidParamValue).
 #include <string>
 #include <utility>
 
@@ -8,10 +10,10 @@
 namespace engram::filter {
 namespace {
 
-using detail::CountFault;
+constexpr int kCode = 3007;  // InvalidParamValue, as the seed says
+
 using detail::FirstUnknownKey;
 using detail::Invalid;
-using detail::MakeFault;
 using detail::TypeOf;
 
 std::optional<CmpOp> ComparisonOp(std::string_view op) {
@@ -147,27 +149,13 @@ ast::Node ParseNode(const json::Value& v, const Path& path) {
   return n;
 }
 
-}  // namespace
-
-const Policy& RetrieveDialect::policy() const {
-  static const Policy p = [] {
-    Policy q;
-    q.max_depth = 16;
-    q.max_nodes = 256;
-    q.typed_by_field = false;
-    q.set_eq_is_membership = false;
-    return q;
-  }();
-  return p;
-}
-
-ast::Tree RetrieveDialect::Parse(const json::Value& doc) const {
+ast::Tree Parse(const json::Value& doc) {
   ast::Tree tree;
   tree.root = ParseNode(doc, Path());
   return tree;
 }
 
-Path RetrieveDialect::LocateReadFault(const Path& p) const {
+Path LocateReadFault(const Path& p) {
   // Walk the node structure (args[i], arg) to the operand the fault is in.
   // A fault anywhere inside an operand is the operand's (`rhs`, not
   // `rhs.value` or `lhs.knowledge`), except inside an item of an array
@@ -199,14 +187,30 @@ Path RetrieveDialect::LocateReadFault(const Path& p) const {
   return p;
 }
 
-Diagnostic RetrieveDialect::Render(const Fault& f) const {
+Diagnostic Render(const Fault& f) {
   std::string kind = "filter." + std::string(FaultKind(f.code));
   std::string path = f.path.Dotted("<root>");
-  std::string detail = detail::DefaultDetail(f);
-  if (f.code == FaultCode::kUnknownOp) {
-    detail += " (expected and, or, not, eq, ne, lt, le, gt, ge, in)";
-  }
-  return Diagnostic{code(), kind, path, kind + ": at " + path + ": " + detail};
+  std::string text = detail::DefaultDetail(f);
+  if (f.code == FaultCode::kUnknownOp)
+    text += " (expected and, or, not, eq, ne, lt, le, gt, ge, in)";
+  return Diagnostic{kCode, kind, path, kind + ": at " + path + ": " + text};
 }
+
+}  // namespace
+
+namespace detail {
+const DialectSpec& RetrieveSpec() {
+  static const DialectSpec spec{Dialect::kRetrieve,
+                                kCode,
+                                Policy{.max_depth = 16,
+                                       .max_nodes = 256,
+                                       .typed_by_field = false,
+                                       .set_eq_is_membership = false},
+                                &Parse,
+                                &Render,
+                                &LocateReadFault};
+  return spec;
+}
+}  // namespace detail
 
 }  // namespace engram::filter

@@ -1,5 +1,6 @@
-#include "filter/dialects/search_memory.h"
-
+// `search_memory`: the SearchMemory tool's `filters` array (seed 001,
+// FILTERS.md §2.4): entries {field, operator, value}, ANDed, at most 32.
+// Errors are `filters[<i>].<key>: <message>`, code 400.
 #include <string>
 #include <utility>
 
@@ -8,10 +9,11 @@
 namespace engram::filter {
 namespace {
 
-using detail::CountFault;
+inline constexpr std::size_t kSearchMemoryMaxFilters = 32;
+inline constexpr std::size_t kSearchMemoryMaxAnyOf = 100;
+
 using detail::FirstUnknownKey;
 using detail::Invalid;
-using detail::MakeFault;
 using detail::TypeOf;
 
 constexpr std::string_view kOperators = "is, is_not, before, after, between, contains, any_of";
@@ -177,22 +179,7 @@ std::string Message(const Fault& f) {
   }
 }
 
-}  // namespace
-
-const Policy& SearchMemoryDialect::policy() const {
-  static const Policy p = [] {
-    Policy q;
-    q.max_depth = 16;
-    q.max_nodes = kSearchMemoryMaxFilters + 1;  // the array and its entries
-    q.op_before_value = true;
-    q.int_fields_take_integers_only = true;
-    q.nonempty_contains = true;
-    return q;
-  }();
-  return p;
-}
-
-ast::Tree SearchMemoryDialect::Parse(const json::Value& doc) const {
+ast::Tree Parse(const json::Value& doc) {
   ast::Tree tree;
   Path root;
   if (!doc.is_array()) {
@@ -213,10 +200,23 @@ ast::Tree SearchMemoryDialect::Parse(const json::Value& doc) const {
   return tree;
 }
 
-Diagnostic SearchMemoryDialect::Render(const Fault& f) const {
-  std::string path = f.path.JsonPath("filters");
-  return Diagnostic{code(), "filter." + std::string(FaultKind(f.code)), path,
-                    path + ": " + Message(f)};
+Diagnostic Render(const Fault& f) {
+  return detail::PathMessage(f, f.path.JsonPath("filters"), Message(f));
 }
+
+}  // namespace
+
+namespace detail {
+const DialectSpec& SearchMemorySpec() {
+  static const DialectSpec spec{Dialect::kSearchMemory, 400,
+                                Policy{.max_depth = 16,
+                                       .max_nodes = kSearchMemoryMaxFilters + 1,  // array + entries
+                                       .op_before_value = true,
+                                       .int_fields_take_integers_only = true,
+                                       .nonempty_contains = true},
+                                &Parse, &Render};
+  return spec;
+}
+}  // namespace detail
 
 }  // namespace engram::filter

@@ -1,5 +1,7 @@
-#include "filter/dialects/vector_filter.h"
-
+// `vector_filter`: AgentsKit's VectorFilter v1 (seed 003, FILTERS.md §2.3), a
+// Mongo-style document: {field: primitive | {$op: value, ...}}, $and / $or,
+// several keys at one level ANDed. Errors are `<JSON Pointer>: <message>`,
+// code 400.
 #include <string>
 #include <utility>
 
@@ -8,10 +10,8 @@
 namespace engram::filter {
 namespace {
 
-using detail::CountFault;
 using detail::Invalid;
 using detail::LoweredNot;
-using detail::MakeFault;
 using detail::TypeOf;
 
 constexpr std::string_view kOperators = "$eq, $ne, $in, $nin, $gt, $gte, $lt, $lte, $exists";
@@ -209,30 +209,26 @@ std::string Message(const Fault& f) {
   }
 }
 
-}  // namespace
-
-const Policy& VectorFilterDialect::policy() const {
-  static const Policy p = [] {
-    Policy q;
-    q.max_depth = 16;
-    q.max_nodes = 256;
-    q.string_order = true;
-    q.null_means_absent = true;
-    return q;
-  }();
-  return p;
-}
-
-ast::Tree VectorFilterDialect::Parse(const json::Value& doc) const {
+ast::Tree Parse(const json::Value& doc) {
   ast::Tree tree;
   tree.root = ParseObject(doc, Path(), true);
   return tree;
 }
 
-Diagnostic VectorFilterDialect::Render(const Fault& f) const {
-  std::string path = f.path.Pointer("<root>");
-  return Diagnostic{code(), "filter." + std::string(FaultKind(f.code)), path,
-                    path + ": " + Message(f)};
+Diagnostic Render(const Fault& f) {
+  return detail::PathMessage(f, f.path.Pointer("<root>"), Message(f));
 }
+
+}  // namespace
+
+namespace detail {
+const DialectSpec& VectorFilterSpec() {
+  static const DialectSpec spec{
+      Dialect::kVectorFilter, 400,
+      Policy{.max_depth = 16, .max_nodes = 256, .string_order = true, .null_means_absent = true},
+      &Parse, &Render};
+  return spec;
+}
+}  // namespace detail
 
 }  // namespace engram::filter

@@ -7,24 +7,6 @@
 namespace engram::filter {
 namespace {
 
-bool CmpHolds(CmpOp op, int c) {
-  switch (op) {
-    case CmpOp::kEq:
-      return c == 0;
-    case CmpOp::kNe:
-      return c != 0;
-    case CmpOp::kLt:
-      return c < 0;
-    case CmpOp::kLe:
-      return c <= 0;
-    case CmpOp::kGt:
-      return c > 0;
-    case CmpOp::kGe:
-      return c >= 0;
-  }
-  return false;
-}
-
 bool Absent(const Value& v) {
   return std::holds_alternative<std::monostate>(v);
 }

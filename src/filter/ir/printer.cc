@@ -127,23 +127,6 @@ std::string LiteralSexpr(const Value& v) {
   }
 }
 
-json::Value LiteralJson(const Value& v) {
-  switch (v.index()) {
-    case 1:
-      return std::get<bool>(v);
-    case 2:
-      return std::get<std::int64_t>(v);
-    case 3:
-      return std::get<double>(v);
-    case 4:
-      return std::get<std::string>(v);
-    case 5:
-      return FormatDatetime(std::get<Datetime>(v));
-    default:
-      return nullptr;
-  }
-}
-
 std::string ToSexpr(const Node& node, const Schema& schema) {
   std::string out;
   Sexpr(node, schema, &out);
@@ -174,20 +157,20 @@ json::Value ToJson(const Node& n, const Schema& schema) {
     case Op::kContains:
     case Op::kIContains:
       o["field"] = schema.field(n.slot).name;
-      o["value"] = LiteralJson(n.values[0]);
+      o["value"] = ValueToJson(n.values[0]);
       break;
     case Op::kIn:
     case Op::kHasAny: {
       o["field"] = schema.field(n.slot).name;
       json::Value values = json::Value::array();
-      for (const Value& v : n.values) values.push_back(LiteralJson(v));
+      for (const Value& v : n.values) values.push_back(ValueToJson(v));
       o["values"] = std::move(values);
       break;
     }
     case Op::kRange:
       o["field"] = schema.field(n.slot).name;
-      if (n.lo) o[n.lo->inclusive ? "ge" : "gt"] = LiteralJson(n.lo->value);
-      if (n.hi) o[n.hi->inclusive ? "le" : "lt"] = LiteralJson(n.hi->value);
+      if (n.lo) o[n.lo->inclusive ? "ge" : "gt"] = ValueToJson(n.lo->value);
+      if (n.hi) o[n.hi->inclusive ? "le" : "lt"] = ValueToJson(n.hi->value);
       break;
     case Op::kCmpFields:
       o["cmp"] = CmpOpName(n.cmp);

@@ -38,8 +38,6 @@ inline json::Value ToJson(const Filter& f) {
 
 // A literal as the S-expression writes it.
 std::string LiteralSexpr(const Value& v);
-// A literal as JSON (datetimes as RFC 3339 strings).
-json::Value LiteralJson(const Value& v);
 
 // The op's printed name ("eq", "has_any", "range", ...).
 std::string_view OpName(const Node& node);

@@ -67,7 +67,7 @@ TEST(Printer, LiteralsKeepTheirClass) {
   EXPECT_EQ(LiteralSexpr(Value(-0.0)), "-0.0");
   EXPECT_EQ(LiteralSexpr(Value(0.1)), "0.1");
   EXPECT_EQ(LiteralSexpr(Value(std::string("\xc3\xa9\n"))), "\"\xc3\xa9\\n\"");
-  EXPECT_EQ(json::Dump(LiteralJson(Value(2.0))), "2.0");
+  EXPECT_EQ(json::Dump(ValueToJson(Value(2.0))), "2.0");
 }
 
 }  // namespace

@@ -24,14 +24,8 @@ bool LiteralFits(FieldType t, const Value& v) {
 
 namespace {
 
-bool Orderable(FieldType t) {
-  return t == FieldType::kInt || t == FieldType::kFloat || t == FieldType::kDatetime ||
-         t == FieldType::kString;
-}
-
 bool Comparable(FieldType a, FieldType b) {
-  auto numeric = [](FieldType t) { return t == FieldType::kInt || t == FieldType::kFloat; };
-  if (numeric(a) && numeric(b)) return true;
+  if (IsNumeric(a) && IsNumeric(b)) return true;
   return a == b && a != FieldType::kStringSet;
 }
 
@@ -71,7 +65,7 @@ std::optional<std::string> VerifyNode(const Node& n, const Schema& schema) {
     case Op::kCmp:
       if (n.values.size() != 1) return fail("needs one literal");
       if (f.type == FieldType::kStringSet) return fail("comparison on a set field");
-      if (n.cmp != CmpOp::kEq && n.cmp != CmpOp::kNe && !Orderable(f.type)) {
+      if (n.cmp != CmpOp::kEq && n.cmp != CmpOp::kNe && !IsOrdered(f.type)) {
         return fail("ordering on a field that has none");
       }
       return std::nullopt;
@@ -88,7 +82,7 @@ std::optional<std::string> VerifyNode(const Node& n, const Schema& schema) {
       }
       return std::nullopt;
     case Op::kRange:
-      if (!Orderable(f.type)) return fail("range on a field that has no order");
+      if (!IsOrdered(f.type)) return fail("range on a field that has no order");
       if (!n.lo && !n.hi) return fail("range without bounds");
       if ((n.lo && !LiteralFits(f.type, n.lo->value)) ||
           (n.hi && !LiteralFits(f.type, n.hi->value))) {
@@ -102,7 +96,7 @@ std::optional<std::string> VerifyNode(const Node& n, const Schema& schema) {
       if (!g.filterable) return fail("field '" + g.name + "' is not filterable");
       if (!Comparable(f.type, g.type)) return fail("fields of incomparable types");
       if (n.cmp != CmpOp::kEq && n.cmp != CmpOp::kNe &&
-          (!Orderable(f.type) || f.type == FieldType::kString)) {
+          (!IsOrdered(f.type) || f.type == FieldType::kString)) {
         return fail("ordering between fields that have none");
       }
       return std::nullopt;
