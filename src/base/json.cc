@@ -60,11 +60,12 @@ class StrictBuilder {
       }
       duplicate = !f.keys.insert(k).second;
     }
+    f.key = std::move(k);
     if (duplicate) {
       discard_next_ = true;  // keep the first value; read and drop this one
-      return Defer(ReadFault::kDuplicateKey, f.path.Key(k), k, "duplicate key '" + k + "'", true);
+      return Defer(ReadFault::kDuplicateKey, HerePath(), f.key, "duplicate key '" + f.key + "'",
+                   true);
     }
-    f.key = std::move(k);
     return true;
   }
 
@@ -97,17 +98,25 @@ class StrictBuilder {
 
   struct Frame {
     Value* container;
-    Path path;
     std::string key;                       // pending member name (objects)
     std::unordered_set<std::string> keys;  // filled once an object grows large
   };
 
-  // The path of the value about to be added.
+  // The path of the value about to be added, built only when a fault needs
+  // it: each open container sits under its parent's pending key, or as the
+  // parent array's last element.
   Path HerePath() const {
-    if (frames_.empty()) return Path();
-    const Frame& f = frames_.back();
-    if (f.container->is_object()) return f.path.Key(f.key);
-    return f.path.Index(f.container->size());
+    Path path;
+    for (std::size_t i = 0; i < frames_.size(); ++i) {
+      const Frame& f = frames_[i];
+      bool top = i + 1 == frames_.size();
+      if (f.container->is_object()) {
+        path = path.Key(f.key);
+      } else {
+        path = path.Index(top ? f.container->size() : f.container->size() - 1);
+      }
+    }
+    return path;
   }
 
   Value* Place(Value v) {
@@ -136,13 +145,12 @@ class StrictBuilder {
   }
 
   bool Open(Value empty) {
-    Path path = HerePath();
     if (frames_.size() + 1 > max_depth_) {
-      return Fail(ReadFault::kTooDeep, path, "",
+      return Fail(ReadFault::kTooDeep, HerePath(), "",
                   "nesting deeper than " + std::to_string(max_depth_) + " levels");
     }
     Value* slot = Place(std::move(empty));
-    frames_.push_back(Frame{slot, std::move(path), {}, {}});
+    frames_.push_back(Frame{slot, {}, {}});
     return true;
   }
 
@@ -259,8 +267,8 @@ ReadResult Read(std::string_view text, const ReadOptions& options) {
 }
 
 bool PrecedesInDocument(const Value& doc, const Path& a, const Path& b) {
-  const auto& sa = a.segments();
-  const auto& sb = b.segments();
+  const std::vector<Path::Segment> sa = a.segments();
+  const std::vector<Path::Segment> sb = b.segments();
   const Value* at = &doc;
   for (std::size_t i = 0;; ++i) {
     if (i == sb.size()) return false;  // b is a or an ancestor of a

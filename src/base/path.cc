@@ -39,21 +39,39 @@ std::string QuotedKey(std::string_view key) {
 }  // namespace
 
 Path Path::Key(std::string_view key) const {
-  Path p = *this;
-  p.segments_.push_back(Segment{std::string(key), 0, false});
-  return p;
+  return Path(
+      std::make_shared<const Node>(Node{node_, Segment{std::string(key), 0, false}, size() + 1}));
 }
 
 Path Path::Index(std::size_t index) const {
-  Path p = *this;
-  p.segments_.push_back(Segment{{}, index, true});
-  return p;
+  return Path(std::make_shared<const Node>(Node{node_, Segment{{}, index, true}, size() + 1}));
+}
+
+Path Path::Parent() const {
+  return node_ ? Path(node_->parent) : Path();
+}
+
+std::vector<Path::Segment> Path::segments() const {
+  std::vector<Segment> out(size());
+  std::size_t i = out.size();
+  for (const Node* n = node_.get(); n != nullptr; n = n->parent.get()) out[--i] = n->segment;
+  return out;
+}
+
+bool Path::operator==(const Path& other) const {
+  const Node* a = node_.get();
+  const Node* b = other.node_.get();
+  if (size() != other.size()) return false;
+  for (; a != b; a = a->parent.get(), b = b->parent.get()) {
+    if (!(a->segment == b->segment)) return false;
+  }
+  return true;
 }
 
 std::string Path::Dotted(std::string_view root) const {
-  if (segments_.empty()) return std::string(root);
+  if (empty()) return std::string(root);
   std::string out;
-  for (const Segment& s : segments_) {
+  for (const Segment& s : segments()) {
     if (s.is_index) {
       out += '[' + std::to_string(s.index) + ']';
     } else if (!IsPlainKey(s.key)) {
@@ -68,7 +86,7 @@ std::string Path::Dotted(std::string_view root) const {
 
 std::string Path::JsonPath(std::string_view prefix) const {
   std::string out(prefix);
-  for (const Segment& s : segments_) {
+  for (const Segment& s : segments()) {
     if (s.is_index) {
       out += '[' + std::to_string(s.index) + ']';
     } else if (!IsPlainKey(s.key)) {
@@ -82,9 +100,9 @@ std::string Path::JsonPath(std::string_view prefix) const {
 }
 
 std::string Path::Pointer(std::string_view root) const {
-  if (segments_.empty()) return std::string(root);
+  if (empty()) return std::string(root);
   std::string out;
-  for (const Segment& s : segments_) {
+  for (const Segment& s : segments()) {
     out += '/';
     if (s.is_index) {
       out += std::to_string(s.index);

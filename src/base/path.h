@@ -4,12 +4,16 @@
 #define ENGRAM_BASE_PATH_H_
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace engram {
 
+// Paths are immutable and share their prefixes: Key() and Index() cost one
+// small allocation, whatever the depth, and copying a Path is cheap.
 class Path {
  public:
   struct Segment {
@@ -24,10 +28,14 @@ class Path {
   // Returns a new path one level deeper.
   Path Key(std::string_view key) const;
   Path Index(std::size_t index) const;
+  // The path one level up (the root's parent is the root).
+  Path Parent() const;
 
-  bool empty() const { return segments_.empty(); }
-  const std::vector<Segment>& segments() const { return segments_; }
-  bool operator==(const Path&) const = default;
+  bool empty() const { return node_ == nullptr; }
+  std::size_t size() const { return node_ ? node_->depth : 0; }
+  // The segments from the root down.
+  std::vector<Segment> segments() const;
+  bool operator==(const Path& other) const;
 
   // `args[1].rhs`; the empty path renders as `root`.
   std::string Dotted(std::string_view root = "<root>") const;
@@ -38,7 +46,14 @@ class Path {
   std::string Pointer(std::string_view root = "<root>") const;
 
  private:
-  std::vector<Segment> segments_;
+  struct Node {
+    std::shared_ptr<const Node> parent;
+    Segment segment;
+    std::size_t depth;
+  };
+  explicit Path(std::shared_ptr<const Node> node) : node_(std::move(node)) {}
+
+  std::shared_ptr<const Node> node_;
 };
 
 }  // namespace engram

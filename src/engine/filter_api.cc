@@ -5,7 +5,6 @@
 
 #include "engram/filter.h"
 #include "filter/compiler.h"
-#include "filter/eval/evaluator.h"
 #include "filter/ir/printer.h"
 #include "schema/presets.h"
 #include "schema/record.h"
@@ -106,7 +105,7 @@ std::string CompiledFilterRef::IrSexpr(bool optimized) const {
 }
 
 bool CompiledFilterRef::Matches(const MetadataRecord& record) const {
-  return filter::Evaluate(impl_->optimized.root, record.record_->slots);
+  return impl_->program.Matches(record.record_->slots);
 }
 
 }  // namespace engram

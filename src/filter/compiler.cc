@@ -46,12 +46,7 @@ Fault ReadFaultToFault(const DialectSpec& spec, const json::ReadError& e, std::s
 Path OrderPath(const DialectSpec& spec, const json::ReadError& e) {
   Path located = spec.LocateReadFault(e.path);
   if (e.fault != json::ReadFault::kDuplicateKey || located != e.path) return located;
-  Path parent;
-  const auto& s = e.path.segments();
-  for (std::size_t i = 0; i + 1 < s.size(); ++i) {
-    parent = s[i].is_index ? parent.Index(s[i].index) : parent.Key(s[i].key);
-  }
-  return parent;
+  return e.path.Parent();
 }
 
 Checked<CompiledFilter> CheckTree(const DialectSpec& spec, const json::Value& doc,
@@ -70,10 +65,9 @@ Checked<CompiledFilter> CheckTree(const DialectSpec& spec, const json::Value& do
     }
   }
   if (!checked.root) return spec.render(*checked.fault);
-  CompiledFilter out;
-  out.checked = Filter{schema, *checked.root};
-  out.optimized = Filter{schema, Optimize(std::move(*checked.root), *schema)};
-  return out;
+  Node optimized = Optimize(*checked.root, *schema);
+  return CompiledFilter(Filter{schema, std::move(*checked.root)},
+                        Filter{schema, std::move(optimized)});
 }
 
 }  // namespace

@@ -6,17 +6,25 @@
 
 #include <memory>
 #include <string_view>
+#include <utility>
 
 #include "base/diagnostic.h"
 #include "base/json.h"
 #include "filter/dialects/dialect.h"
+#include "filter/eval/program.h"
 #include "filter/ir/ir.h"
 
 namespace engram::filter {
 
 struct CompiledFilter {
+  CompiledFilter(Filter checked_ir, Filter optimized_ir)
+      : checked(std::move(checked_ir)),
+        optimized(std::move(optimized_ir)),
+        program(optimized.root, *optimized.schema) {}
+
   Filter checked;    // as the checker built it (explain shows it)
   Filter optimized;  // what is evaluated, planned and translated
+  Program program;   // `optimized`, ready to evaluate record after record
 };
 
 // Compiles filter text in `dialect` against `schema`. The text is at most

@@ -12,8 +12,10 @@
 #include <benchmark/benchmark.h>
 #include <sqlite3.h>
 
+#include "filter/check/checker.h"
 #include "filter/compiler.h"
 #include "filter/eval/evaluator.h"
+#include "filter/optimize/optimize.h"
 #include "schema/presets.h"
 #include "schema/record.h"
 
@@ -93,6 +95,34 @@ void BM_Compile10Nodes(benchmark::State& state) {
 }
 BENCHMARK(BM_Compile10Nodes)->DenseRange(0, 3)->Unit(benchmark::kMicrosecond);
 
+// The stages of Compile, to see where its time goes.
+void BM_Stage1ReadJson(benchmark::State& state) {
+  Dialect d = kAllDialects[state.range(0)];
+  std::string text = TenNodeFilter(d);
+  for (auto _ : state) benchmark::DoNotOptimize(json::Read(text));
+  state.SetLabel(std::string(DialectName(d)));
+}
+BENCHMARK(BM_Stage1ReadJson)->DenseRange(0, 3)->Unit(benchmark::kMicrosecond);
+
+void BM_Stage2ParseAndCheck(benchmark::State& state) {
+  Dialect d = kAllDialects[state.range(0)];
+  json::Value doc = json::Read(TenNodeFilter(d)).value;
+  std::shared_ptr<const Schema> schema = SchemaFor(d);
+  const DialectSpec& spec = GetDialect(d);
+  for (auto _ : state) benchmark::DoNotOptimize(Check(spec.parse(doc), *schema, spec.policy));
+  state.SetLabel(std::string(DialectName(d)));
+}
+BENCHMARK(BM_Stage2ParseAndCheck)->DenseRange(0, 3)->Unit(benchmark::kMicrosecond);
+
+void BM_Stage3Optimize(benchmark::State& state) {
+  Dialect d = kAllDialects[state.range(0)];
+  std::shared_ptr<const Schema> schema = SchemaFor(d);
+  Node checked = Compile(d, TenNodeFilter(d), schema).value().checked.root;
+  for (auto _ : state) benchmark::DoNotOptimize(Optimize(checked, *schema));
+  state.SetLabel(std::string(DialectName(d)));
+}
+BENCHMARK(BM_Stage3Optimize)->DenseRange(0, 3)->Unit(benchmark::kMicrosecond);
+
 // ---- evaluation: one 5-leaf filter, three evaluators, the same records.
 
 constexpr const char* kFiveLeaf =
@@ -145,21 +175,29 @@ std::size_t EngramMatches() {
   return n;
 }
 
+// Arg 0: the evaluation Program (what engram runs); 1: the reference
+// evaluator that defines the semantics.
 void BM_EvaluateFiveLeaves(benchmark::State& state) {
   std::shared_ptr<const Schema> schema = DocsSchema();
   Checked<CompiledFilter> f = Compile(Dialect::kVectorFilter, kFiveLeaf, schema);
   std::vector<Record> records;
   for (const json::Value& j : RecordJson()) records.push_back(ParseRecord(j, *schema).value());
-  const Node& root = f.value().optimized.root;
+  const CompiledFilter& c = f.value();
   std::size_t matched = 0;
-  for (auto _ : state) {
-    for (const Record& r : records) matched += Evaluate(root, r.slots);
+  if (state.range(0) == 0) {
+    for (auto _ : state) {
+      for (const Record& r : records) matched += c.program.Matches(r.slots);
+    }
+  } else {
+    for (auto _ : state) {
+      for (const Record& r : records) matched += Evaluate(c.optimized.root, r.slots);
+    }
   }
   benchmark::DoNotOptimize(matched);
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * records.size()));
-  state.SetLabel("engram typed slots");
+  state.SetLabel(state.range(0) == 0 ? "engram Program" : "engram reference evaluator");
 }
-BENCHMARK(BM_EvaluateFiveLeaves);
+BENCHMARK(BM_EvaluateFiveLeaves)->Arg(0)->Arg(1);
 
 // Peer: interpret the filter JSON against each record's JSON metadata, with
 // a name lookup per field and per record (AgentsKit's matchesFilter shape).

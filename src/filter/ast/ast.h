@@ -41,8 +41,10 @@ struct Operand {
   };
   Kind kind = Kind::kNone;
   std::string field;
-  json::Value literal;
-  std::vector<json::Value> items;
+  // kLiteral / kList: values inside the parsed document, which must outlive
+  // the tree (the compiler holds both).
+  const json::Value* literal = nullptr;
+  std::vector<const json::Value*> items;
   Path path;                   // where errors about this operand are reported
   Path items_path;             // item i is reported at items_path.Index(i)
   std::optional<Fault> fault;  // found while parsing; reported when the checker reaches it

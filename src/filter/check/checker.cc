@@ -244,7 +244,7 @@ class Checker {
 
   std::optional<Value> TypeValue(const Field& f, const Operand& o, const ast::Node& n) {
     if (o.fault) return Fail(*o.fault);
-    std::optional<Typed> t = TypeLiteral(f, o.literal, o.path, false, o.date_rounds_up);
+    std::optional<Typed> t = TypeLiteral(f, *o.literal, o.path, false, o.date_rounds_up);
     if (!t) return std::nullopt;
     if (std::holds_alternative<NullLiteral>(*t)) {
       return Fail(MakeFault(FaultCode::kNullNotAllowed, o.path, n.op));
@@ -258,7 +258,7 @@ class Checker {
     const Operand& value = n.operands.at(1);
     if (value.fault) return Fail(*value.fault);
     std::optional<Typed> t =
-        TypeLiteral(*f, value.literal, value.path, false, value.date_rounds_up);
+        TypeLiteral(*f, *value.literal, value.path, false, value.date_rounds_up);
     if (!t) return std::nullopt;
     if (std::holds_alternative<NullLiteral>(*t)) {
       if (n.cmp != CmpOp::kEq) return Fail(MakeFault(FaultCode::kNullNotAllowed, value.path, n.op));
@@ -295,10 +295,10 @@ class Checker {
         return side;
       case Operand::Kind::kList:
         side.is_list = true;
-        for (const json::Value& item : o.items) side.items.emplace_back(item.get<std::string>());
+        for (const json::Value* item : o.items) side.items.emplace_back(item->get<std::string>());
         return side;
       case Operand::Kind::kLiteral: {
-        const json::Value& v = o.literal;
+        const json::Value& v = *o.literal;
         if (v.is_boolean()) {
           side.literal = v.get<bool>();
         } else if (v.is_number_integer()) {
@@ -418,7 +418,7 @@ class Checker {
     Node leaf = Leaf(f->type == FieldType::kStringSet ? Op::kHasAny : Op::kIn, *f, n);
     for (std::size_t i = 0; i < list.items.size(); ++i) {
       std::optional<Typed> t =
-          TypeLiteral(*f, list.items[i], list.items_path.Index(i), true, false);
+          TypeLiteral(*f, *list.items[i], list.items_path.Index(i), true, false);
       if (!t) return std::nullopt;
       leaf.values.push_back(std::get<Value>(std::move(*t)));
     }
@@ -433,7 +433,7 @@ class Checker {
     if (!v) return std::nullopt;
     if (!std::holds_alternative<std::string>(*v)) {
       return Fail(MakeFault(FaultCode::kContainsNeedsString, needle.path,
-                            std::string(json::TypeName(needle.literal))));
+                            std::string(json::TypeName(*needle.literal))));
     }
     if (!OpApplies(n.kind, n.cmp, *f)) return NotApplicable(n, *f, needle.path);
     std::string text = std::get<std::string>(std::move(*v));

@@ -30,10 +30,11 @@ std::optional<CmpOp> LeafCmp(std::string_view op) {
 
 ast::Node ParseNode(const json::Value& v, const Path& path) {
   if (!v.is_object()) return Invalid(path, MakeFault(FaultCode::kNotObject, path, TypeOf(v)));
-  if (!v.contains("op") || !v["op"].is_string()) {
+  const json::Value* op_value = detail::Member(v, "op");
+  if (op_value == nullptr || !op_value->is_string()) {
     return Invalid(path, MakeFault(FaultCode::kOpNotString, path));
   }
-  const std::string op = v["op"].get<std::string>();
+  const std::string op = op_value->get<std::string>();
   ast::Node n;
   n.op = op;
   n.path = path;
@@ -42,10 +43,11 @@ ast::Node ParseNode(const json::Value& v, const Path& path) {
       return Invalid(path, MakeFault(FaultCode::kUnknownKey, path, *unknown, op), op);
     }
     Path args_path = path.Key("args");
-    if (!v.contains("args")) {
+    const json::Value* args_value = detail::Member(v, "args");
+    if (args_value == nullptr) {
       return Invalid(path, MakeFault(FaultCode::kMissingKey, args_path, "args", op), op);
     }
-    const json::Value& args = v["args"];
+    const json::Value& args = *args_value;
     if (!args.is_array()) {
       return Invalid(
           path, MakeFault(FaultCode::kWrongContainer, args_path, "args", TypeOf(args), op), op);
@@ -61,11 +63,12 @@ ast::Node ParseNode(const json::Value& v, const Path& path) {
     if (auto unknown = FirstUnknownKey(v, {"op", "expr"})) {
       return Invalid(path, MakeFault(FaultCode::kUnknownKey, path, *unknown, op), op);
     }
-    if (!v.contains("expr")) {
+    const json::Value* expr = detail::Member(v, "expr");
+    if (expr == nullptr) {
       return Invalid(path, MakeFault(FaultCode::kMissingKey, path.Key("expr"), "expr", op), op);
     }
     n.kind = ast::NodeKind::kNot;
-    n.children.push_back(ParseNode(v["expr"], path.Key("expr")));
+    n.children.push_back(ParseNode(*expr, path.Key("expr")));
     return n;
   }
   std::optional<CmpOp> cmp = LeafCmp(op);
@@ -77,20 +80,22 @@ ast::Node ParseNode(const json::Value& v, const Path& path) {
   }
   ast::Operand field;
   field.path = path.Key("field");
-  if (!v.contains("field")) {
+  const json::Value* field_value = detail::Member(v, "field");
+  if (field_value == nullptr) {
     field.fault = MakeFault(FaultCode::kMissingKey, field.path, "field", op);
-  } else if (!v["field"].is_string()) {
-    field.fault = MakeFault(FaultCode::kFieldNotString, field.path, TypeOf(v["field"]));
+  } else if (!field_value->is_string()) {
+    field.fault = MakeFault(FaultCode::kFieldNotString, field.path, TypeOf(*field_value));
   } else {
     field.kind = ast::Operand::Kind::kField;
-    field.field = v["field"].get<std::string>();
+    field.field = field_value->get<std::string>();
   }
   ast::Operand value;
   value.path = path.Key("value");
-  if (!v.contains("value")) {
+  const json::Value* value_value = detail::Member(v, "value");
+  if (value_value == nullptr) {
     value.fault = MakeFault(FaultCode::kMissingKey, value.path, "value", op);
   } else if (op == "in") {
-    const json::Value& list = v["value"];
+    const json::Value& list = *value_value;
     if (!list.is_array()) {
       value.fault = MakeFault(FaultCode::kWrongContainer, value.path, "value", TypeOf(list), op);
     } else if (list.size() > kExprV1MaxInList) {
@@ -98,11 +103,11 @@ ast::Node ParseNode(const json::Value& v, const Path& path) {
     } else {
       value.kind = ast::Operand::Kind::kList;
       value.items_path = value.path;
-      value.items.assign(list.begin(), list.end());
+      for (const json::Value& item : list) value.items.push_back(&item);
     }
   } else {
     value.kind = ast::Operand::Kind::kLiteral;
-    value.literal = v["value"];
+    value.literal = value_value;
   }
   n.operands.push_back(std::move(field));
   n.operands.push_back(std::move(value));

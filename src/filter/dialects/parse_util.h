@@ -2,7 +2,9 @@
 #ifndef ENGRAM_FILTER_DIALECTS_PARSE_UTIL_H_
 #define ENGRAM_FILTER_DIALECTS_PARSE_UTIL_H_
 
+#include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -31,13 +33,26 @@ inline ast::Node Invalid(Path path, Fault fault, std::string op = "") {
 
 // The first member of `object` whose key is not in `allowed`.
 inline std::optional<std::string> FirstUnknownKey(const json::Value& object,
-                                                  const std::vector<std::string_view>& allowed) {
+                                                  std::span<const std::string_view> allowed) {
   for (const auto& item : object.items()) {
     bool known = false;
     for (std::string_view k : allowed) known = known || item.key() == k;
     if (!known) return item.key();
   }
   return std::nullopt;
+}
+inline std::optional<std::string> FirstUnknownKey(const json::Value& object,
+                                                  std::initializer_list<std::string_view> allowed) {
+  return FirstUnknownKey(object,
+                         std::span<const std::string_view>(allowed.begin(), allowed.size()));
+}
+
+// The member `key` of `object`, or nullptr (one scan; `object` is an object).
+inline const json::Value* Member(const json::Value& object, std::string_view key) {
+  for (auto it = object.begin(); it != object.end(); ++it) {
+    if (it.key() == key) return &*it;
+  }
+  return nullptr;
 }
 
 // `not(child)` added while lowering an op such as `neq`: it does not count

@@ -71,7 +71,7 @@ ast::Operand ParseOperand(const json::Value& v, const Path& path, bool list_allo
             MakeFault(FaultCode::kItemType, o.items_path.Index(i), "string", TypeOf(inner[i]));
         return o;
       }
-      o.items.push_back(inner[i]);
+      o.items.push_back(&inner[i]);
     }
     return o;
   }
@@ -80,14 +80,15 @@ ast::Operand ParseOperand(const json::Value& v, const Path& path, bool list_allo
     return o;
   }
   o.kind = ast::Operand::Kind::kLiteral;
-  o.literal = inner;
+  o.literal = &inner;
   return o;
 }
 
 ast::Node ParseNode(const json::Value& v, const Path& path) {
   if (!v.is_object()) return Invalid(path, MakeFault(FaultCode::kNotObject, path, TypeOf(v)));
-  if (!v.contains("op")) return Invalid(path, MakeFault(FaultCode::kMissingKey, path, "op"));
-  const json::Value& op_value = v["op"];
+  const json::Value* op_member = detail::Member(v, "op");
+  if (op_member == nullptr) return Invalid(path, MakeFault(FaultCode::kMissingKey, path, "op"));
+  const json::Value& op_value = *op_member;
   if (!op_value.is_string()) {
     return Invalid(path, MakeFault(FaultCode::kOpNotString, path.Key("op"), TypeOf(op_value)));
   }
@@ -95,57 +96,59 @@ ast::Node ParseNode(const json::Value& v, const Path& path) {
   ast::Node n;
   n.op = op;
   n.path = path;
-  // The members each op takes, besides "op".
-  std::vector<std::string_view> keys;
+  // The members each op takes: "op" and its two operand keys.
+  static constexpr std::string_view kJunction[] = {"op", "args"};
+  static constexpr std::string_view kNot[] = {"op", "arg"};
+  static constexpr std::string_view kCompare[] = {"op", "lhs", "rhs"};
+  static constexpr std::string_view kIn[] = {"op", "needle", "haystack"};
+  std::span<const std::string_view> keys;
   std::optional<CmpOp> cmp = ComparisonOp(op);
   if (op == "and" || op == "or") {
-    keys = {"op", "args"};
+    keys = kJunction;
   } else if (op == "not") {
-    keys = {"op", "arg"};
+    keys = kNot;
   } else if (cmp) {
-    keys = {"op", "lhs", "rhs"};
+    keys = kCompare;
   } else if (op == "in") {
-    keys = {"op", "needle", "haystack"};
+    keys = kIn;
   } else {
     return Invalid(path, MakeFault(FaultCode::kUnknownOp, path, op), op);
   }
   if (auto unknown = FirstUnknownKey(v, keys)) {
     return Invalid(path, MakeFault(FaultCode::kUnknownKey, path.Key(*unknown), *unknown, op), op);
   }
-  for (std::string_view k : keys) {
-    if (!v.contains(k)) {
-      return Invalid(path, MakeFault(FaultCode::kMissingKey, path, std::string(k), op), op);
+  const json::Value* members[3] = {};
+  for (std::size_t k = 1; k < keys.size(); ++k) {
+    members[k] = detail::Member(v, keys[k]);
+    if (members[k] == nullptr) {
+      return Invalid(path, MakeFault(FaultCode::kMissingKey, path, std::string(keys[k]), op), op);
     }
   }
   if (op == "and" || op == "or") {
     n.kind = op == "and" ? ast::NodeKind::kAnd : ast::NodeKind::kOr;
-    const json::Value& args = v["args"];
+    const json::Value& args = *members[1];
     if (!args.is_array()) {
       return Invalid(
           path, MakeFault(FaultCode::kWrongContainer, path.Key("args"), "args", TypeOf(args), op),
           op);
     }
     if (args.empty()) n.fault = MakeFault(FaultCode::kEmptyArgs, path, op);
+    Path args_path = path.Key("args");
     for (std::size_t i = 0; i < args.size(); ++i) {
-      n.children.push_back(ParseNode(args[i], path.Key("args").Index(i)));
+      n.children.push_back(ParseNode(args[i], args_path.Index(i)));
     }
     return n;
   }
   if (op == "not") {
     n.kind = ast::NodeKind::kNot;
-    n.children.push_back(ParseNode(v["arg"], path.Key("arg")));
+    n.children.push_back(ParseNode(*members[1], path.Key("arg")));
     return n;
   }
-  if (cmp) {
-    n.kind = ast::NodeKind::kCompare;
-    n.cmp = *cmp;
-    n.operands.push_back(ParseOperand(v["lhs"], path.Key("lhs"), false));
-    n.operands.push_back(ParseOperand(v["rhs"], path.Key("rhs"), false));
-    return n;
-  }
-  n.kind = ast::NodeKind::kIn;
-  n.operands.push_back(ParseOperand(v["needle"], path.Key("needle"), false));
-  n.operands.push_back(ParseOperand(v["haystack"], path.Key("haystack"), true));
+  n.kind = cmp ? ast::NodeKind::kCompare : ast::NodeKind::kIn;
+  n.cmp = cmp.value_or(CmpOp::kEq);
+  n.operands.push_back(ParseOperand(*members[1], path.Key(keys[1]), false));
+  // An array literal is allowed only as the haystack of `in`.
+  n.operands.push_back(ParseOperand(*members[2], path.Key(keys[2]), !cmp));
   return n;
 }
 
@@ -160,7 +163,7 @@ Path LocateReadFault(const Path& p) {
   // A fault anywhere inside an operand is the operand's (`rhs`, not
   // `rhs.value` or `lhs.knowledge`), except inside an item of an array
   // literal, which is the item's (`haystack.value[1]`) (FILTERS.md §1.4).
-  const auto& s = p.segments();
+  const std::vector<Path::Segment> s = p.segments();
   Path out;
   for (std::size_t i = 0; i < s.size(); ++i) {
     const Path::Segment& seg = s[i];

@@ -25,14 +25,15 @@ void BetweenOperands(const json::Value& v, const Path& path, ast::Node* n) {
   lo.kind = hi.kind = ast::Operand::Kind::kLiteral;
   hi.date_rounds_up = true;
   if (v.is_array() && v.size() == 2) {
-    lo.literal = v[0];
+    lo.literal = &v[0];
     lo.path = path.Index(0);
-    hi.literal = v[1];
+    hi.literal = &v[1];
     hi.path = path.Index(1);
-  } else if (v.is_object() && v.size() == 2 && v.contains("from") && v.contains("to")) {
-    lo.literal = v["from"];
+  } else if (v.is_object() && v.size() == 2 && detail::Member(v, "from") &&
+             detail::Member(v, "to")) {
+    lo.literal = detail::Member(v, "from");
     lo.path = path.Key("from");
-    hi.literal = v["to"];
+    hi.literal = detail::Member(v, "to");
     hi.path = path.Key("to");
   } else {
     lo.path = hi.path = path;
@@ -49,13 +50,16 @@ ast::Node ParseEntry(const json::Value& v, const Path& path) {
   }
   ast::Operand field;
   field.path = path.Key("field");
-  if (!v.contains("field")) {
+  const json::Value* field_value = detail::Member(v, "field");
+  const json::Value* op_value = detail::Member(v, "operator");
+  const json::Value* value_value = detail::Member(v, "value");
+  if (field_value == nullptr) {
     field.fault = MakeFault(FaultCode::kMissingKey, field.path, "field");
-  } else if (!v["field"].is_string()) {
-    field.fault = MakeFault(FaultCode::kFieldNotString, field.path, TypeOf(v["field"]));
+  } else if (!field_value->is_string()) {
+    field.fault = MakeFault(FaultCode::kFieldNotString, field.path, TypeOf(*field_value));
   } else {
     field.kind = ast::Operand::Kind::kField;
-    field.field = v["field"].get<std::string>();
+    field.field = field_value->get<std::string>();
   }
   Path op_path = path.Key("operator");
   Path value_path = path.Key("value");
@@ -63,18 +67,18 @@ ast::Node ParseEntry(const json::Value& v, const Path& path) {
   // order the keys are written in the tool's schema.
   std::optional<Fault> op_fault;
   std::string op;
-  if (!v.contains("operator")) {
+  if (op_value == nullptr) {
     op_fault = MakeFault(FaultCode::kMissingKey, op_path, "operator");
-  } else if (!v["operator"].is_string()) {
-    op_fault = MakeFault(FaultCode::kOpNotString, op_path, TypeOf(v["operator"]));
+  } else if (!op_value->is_string()) {
+    op_fault = MakeFault(FaultCode::kOpNotString, op_path, TypeOf(*op_value));
   } else {
-    op = v["operator"].get<std::string>();
+    op = op_value->get<std::string>();
     if (op != "is" && op != "is_not" && op != "before" && op != "after" && op != "between" &&
         op != "contains" && op != "any_of") {
       op_fault = MakeFault(FaultCode::kUnknownOp, op_path, op);
     }
   }
-  if (!op_fault && !v.contains("value")) {
+  if (!op_fault && value_value == nullptr) {
     op_fault = MakeFault(FaultCode::kMissingKey, value_path, "value");
   }
   ast::Node n;
@@ -92,7 +96,7 @@ ast::Node ParseEntry(const json::Value& v, const Path& path) {
     n.operands.push_back(std::move(bad));
     return n;
   }
-  const json::Value& value = v["value"];
+  const json::Value& value = *value_value;
   if (op == "between") {
     n.kind = ast::NodeKind::kBetween;
     BetweenOperands(value, value_path, &n);
@@ -112,7 +116,7 @@ ast::Node ParseEntry(const json::Value& v, const Path& path) {
     } else {
       list.kind = ast::Operand::Kind::kList;
       list.items_path = value_path;
-      list.items.assign(value.begin(), value.end());
+      for (const json::Value& item : value) list.items.push_back(&item);
     }
     n.operands.push_back(std::move(list));
     return n;
@@ -123,7 +127,7 @@ ast::Node ParseEntry(const json::Value& v, const Path& path) {
     scalar.fault = MakeFault(FaultCode::kMisplacedArray, value_path, op);
   } else {
     scalar.kind = ast::Operand::Kind::kLiteral;
-    scalar.literal = value;
+    scalar.literal = &value;
     // An `after` bound that is a date alone means after that whole day.
     scalar.date_rounds_up = op == "after";
   }

@@ -54,7 +54,7 @@ ast::Operand ScalarOperand(const json::Value& v, const Path& path, const std::st
     return o;
   }
   o.kind = ast::Operand::Kind::kLiteral;
-  o.literal = v;
+  o.literal = &v;
   return o;
 }
 
@@ -95,7 +95,7 @@ ast::Node ParseOperator(const std::string& field, const Path& field_path, const 
     } else {
       list.kind = ast::Operand::Kind::kList;
       list.items_path = path;
-      list.items.assign(v.begin(), v.end());
+      for (const json::Value& item : v) list.items.push_back(&item);
     }
     n.operands.push_back(std::move(list));
     return op == "$nin" ? LoweredNot(std::move(n)) : n;

@@ -4,18 +4,20 @@
 
 namespace engram::filter {
 
-Node DedupeChildren(Node n) {
-  if (n.IsLeaf()) return n;
-  for (Node& c : n.children) c = DedupeChildren(std::move(c));
-  if (n.op == Op::kNot) return n;
-  std::vector<Node> kept;
-  for (Node& c : n.children) {
+void DedupeChildren(Node& n, bool* changed) {
+  if (n.IsLeaf()) return;
+  for (Node& c : n.children) DedupeChildren(c, changed);
+  if (n.op == Op::kNot) return;
+  for (std::size_t i = 1; i < n.children.size();) {
     bool seen = false;
-    for (const Node& k : kept) seen = seen || SameNode(k, c);
-    if (!seen) kept.push_back(std::move(c));
+    for (std::size_t k = 0; k < i && !seen; ++k) seen = SameNode(n.children[k], n.children[i]);
+    if (seen) {
+      *changed = true;
+      n.children.erase(n.children.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      ++i;
+    }
   }
-  n.children = std::move(kept);
-  return n;
 }
 
 }  // namespace engram::filter

@@ -4,25 +4,35 @@
 
 namespace engram::filter {
 
-Node Flatten(Node n) {
-  if (n.IsLeaf()) return n;
-  for (Node& c : n.children) c = Flatten(std::move(c));
+void Flatten(Node& n, bool* changed) {
+  if (n.IsLeaf()) return;
+  for (Node& c : n.children) Flatten(c, changed);
   if (n.op == Op::kNot) {
-    Node& child = n.children[0];
-    if (child.op == Op::kNot) return std::move(child.children[0]);
-    return n;
+    if (n.children[0].op != Op::kNot) return;
+    *changed = true;
+    Node inner = std::move(n.children[0].children[0]);
+    n = std::move(inner);
+    return;
   }
-  std::vector<Node> flat;
-  for (Node& c : n.children) {
-    if (c.op == n.op) {
+  bool nested = false;
+  for (const Node& c : n.children) nested = nested || c.op == n.op;
+  if (nested) {
+    *changed = true;
+    std::vector<Node> flat;
+    for (Node& c : n.children) {
+      if (c.op != n.op) {
+        flat.push_back(std::move(c));
+        continue;
+      }
       for (Node& g : c.children) flat.push_back(std::move(g));
-    } else {
-      flat.push_back(std::move(c));
     }
+    n.children = std::move(flat);
   }
-  if (flat.size() == 1) return std::move(flat[0]);
-  n.children = std::move(flat);
-  return n;
+  if (n.children.size() == 1) {
+    *changed = true;
+    Node only = std::move(n.children[0]);
+    n = std::move(only);
+  }
 }
 
 }  // namespace engram::filter

@@ -79,22 +79,27 @@ bool AbsenceContradicts(const std::vector<Node>& children) {
 
 }  // namespace
 
-Node FoldContradictions(Node n, const Schema& schema) {
-  if (n.IsLeaf()) return n;
-  for (Node& c : n.children) c = FoldContradictions(std::move(c), schema);
-  if (n.op == Op::kNot) return n;
+void FoldContradictions(Node& n, const Schema& schema, bool* changed) {
+  if (n.IsLeaf()) return;
+  for (Node& c : n.children) FoldContradictions(c, schema, changed);
+  if (n.op == Op::kNot) return;
   // x and not(x) is false; x or not(x) is true (no third truth value).
-  if (HasComplementaryPair(n.children)) return MakeConst(n.op == Op::kOr);
-  if (n.op != Op::kAnd) return n;
-  if (AbsenceContradicts(n.children)) return MakeConst(false);
-  for (const Node& c : n.children) {
-    std::optional<std::uint32_t> slot = SingleSlot(c);
-    if (slot && schema.field(*slot).type != FieldType::kStringSet &&
-        EqualitiesContradict(n.children, *slot, schema.fields().size())) {
-      return MakeConst(false);
-    }
+  if (HasComplementaryPair(n.children)) {
+    *changed = true;
+    n = MakeConst(n.op == Op::kOr);
+    return;
   }
-  return n;
+  if (n.op != Op::kAnd) return;
+  bool contradiction = AbsenceContradicts(n.children);
+  for (const Node& c : n.children) {
+    if (contradiction) break;
+    std::optional<std::uint32_t> slot = SingleSlot(c);
+    contradiction = slot && schema.field(*slot).type != FieldType::kStringSet &&
+                    EqualitiesContradict(n.children, *slot, schema.fields().size());
+  }
+  if (!contradiction) return;
+  *changed = true;
+  n = MakeConst(false);
 }
 
 }  // namespace engram::filter

@@ -163,31 +163,35 @@ Node ToNode(const Interval& iv, std::uint32_t slot, const std::string& origin) {
 
 // A lone bound on an int field that no int64 meets (false) or every int64
 // meets (exists); anything else stays as written.
-Node LoneBound(Node n, const Schema& schema) {
-  if (schema.field(n.slot).type != FieldType::kInt) return n;
+void LoneBound(Node& n, const Schema& schema, bool* changed) {
+  if (schema.field(n.slot).type != FieldType::kInt) return;
   Interval iv;
   Add(&iv, n);
   IntegerBounds(&iv);
-  if (iv.empty || (!iv.lo && !iv.hi)) return ToNode(iv, n.slot, n.origin);
-  return n;
+  if (!iv.empty && (iv.lo || iv.hi)) return;
+  *changed = true;
+  n = ToNode(iv, n.slot, n.origin);
 }
 
 }  // namespace
 
-Node MergeRanges(Node n, const Schema& schema) {
-  if (n.IsLeaf()) return IsRangeLeaf(n) ? LoneBound(std::move(n), schema) : n;
+void MergeRanges(Node& n, const Schema& schema, bool* changed) {
+  if (n.IsLeaf()) {
+    if (IsRangeLeaf(n)) LoneBound(n, schema, changed);
+    return;
+  }
   for (Node& c : n.children) {
     // Bounds directly under an `and` are merged with their siblings below.
-    if (n.op != Op::kAnd || !IsRangeLeaf(c)) c = MergeRanges(std::move(c), schema);
+    if (n.op != Op::kAnd || !IsRangeLeaf(c)) MergeRanges(c, schema, changed);
   }
-  if (n.op != Op::kAnd) return n;
-  std::vector<Node> out;
+  if (n.op != Op::kAnd) return;
   std::vector<bool> used(n.children.size(), false);
+  std::vector<Node> out;
   for (std::size_t i = 0; i < n.children.size(); ++i) {
     if (used[i]) continue;
-    const Node& first = n.children[i];
+    Node& first = n.children[i];
     if (!IsRangeLeaf(first)) {
-      out.push_back(std::move(n.children[i]));
+      out.push_back(std::move(first));
       continue;
     }
     Interval iv;
@@ -199,14 +203,15 @@ Node MergeRanges(Node n, const Schema& schema) {
       ++members;
     }
     if (members == 1) {
-      out.push_back(LoneBound(std::move(n.children[i]), schema));
+      LoneBound(first, schema, changed);
+      out.push_back(std::move(first));
       continue;
     }
+    *changed = true;
     if (schema.field(first.slot).type == FieldType::kInt) IntegerBounds(&iv);
     out.push_back(ToNode(iv, first.slot, first.origin));
   }
   n.children = std::move(out);
-  return n;
 }
 
 }  // namespace engram::filter

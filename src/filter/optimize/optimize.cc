@@ -12,14 +12,14 @@ Node Optimize(Node root, const Schema& schema) {
   // few rounds reach the fixed point.
   constexpr int kMaxRounds = 16;
   for (int round = 0; round < kMaxRounds; ++round) {
-    Node next = Flatten(root);
-    next = DedupeChildren(std::move(next));
-    next = FoldConstants(std::move(next));
-    next = SortLiterals(std::move(next));
-    next = MergeRanges(std::move(next), schema);
-    next = FoldContradictions(std::move(next), schema);
-    if (SameNode(next, root)) return next;
-    root = std::move(next);
+    bool changed = false;
+    Flatten(root, &changed);
+    DedupeChildren(root, &changed);
+    FoldConstants(root, &changed);
+    SortLiterals(root, &changed);
+    MergeRanges(root, schema, &changed);
+    FoldContradictions(root, schema, &changed);
+    if (!changed) break;
   }
   return root;
 }
