@@ -27,8 +27,8 @@ namespace engram::json {
 using Value = nlohmann::ordered_json;
 
 struct ReadOptions {
-  std::size_t max_bytes = 64 * 1024;  // 0: unlimited
-  std::size_t max_depth = 64;         // containers nested deeper are rejected
+  std::size_t max_bytes = std::size_t{64} * 1024;  // 0: unlimited
+  std::size_t max_depth = 64;                      // containers nested deeper are rejected
   // Duplicate keys and out-of-range numbers do not stop reading: they are
   // listed in ReadResult::deferred (document order), the first value of a
   // duplicated key is kept and an out-of-range number reads as null. For

@@ -71,14 +71,15 @@ TEST(JsonRead, SyntaxErrorsAreLocated) {
 }
 
 TEST(JsonRead, RejectsInvalidUtf8AndLoneSurrogates) {
-  for (std::string text : {std::string("[\"\xff\"]"), std::string("[\"\xc0\xaf\"]"),
-                           std::string("[\"\xed\xa0\x80\"]"), std::string("[\"\\ud800\"]"),
-                           std::string("[\"\\udc00x\"]"), std::string("[\"\\ud800\\u0041\"]")}) {
+  for (const std::string& text :
+       {std::string("[\"\xff\"]"), std::string("[\"\xc0\xaf\"]"), std::string("[\"\xed\xa0\x80\"]"),
+        std::string("[\"\\ud800\"]"), std::string("[\"\\udc00x\"]"),
+        std::string("[\"\\ud800\\u0041\"]")}) {
     ReadResult r = Read(text);
     ASSERT_FALSE(r.ok()) << text;
     EXPECT_EQ(r.error->fault, ReadFault::kSyntax);
     // The message itself must be valid UTF-8 so it can be printed as JSON.
-    EXPECT_EQ(Dump(Value(r.error->detail)).find("\xff"), std::string::npos);
+    EXPECT_EQ(Dump(Value(r.error->detail)).find('\xff'), std::string::npos);
   }
   ReadResult ok = Read("[\"\\ud83d\\ude00 \xf0\x9f\x98\x80\"]");
   ASSERT_TRUE(ok.ok());

@@ -23,8 +23,9 @@ bool Digits(std::string_view s, std::size_t pos, std::size_t n, int* out) {
 }
 
 std::int64_t DaysFromCivil(int y, int m, int d) {
-  using namespace std::chrono;
-  return sys_days{year{y} / month{static_cast<unsigned>(m)} / day{static_cast<unsigned>(d)}}
+  namespace c = std::chrono;
+  return c::sys_days{c::year{y} / c::month{static_cast<unsigned>(m)} /
+                     c::day{static_cast<unsigned>(d)}}
       .time_since_epoch()
       .count();
 }
@@ -54,7 +55,7 @@ std::optional<ParsedDatetime> ParseDatetime(std::string_view s, DatetimeForm for
     return std::nullopt;
   }
   if (h > 23 || mi > 59 || se > 59) return std::nullopt;
-  micros += (static_cast<std::int64_t>(h) * 3600 + mi * 60 + se) * kMicrosPerSecond;
+  micros += (std::int64_t{h} * 3600 + std::int64_t{mi} * 60 + se) * kMicrosPerSecond;
   std::size_t pos = 19;
   if (pos < s.size() && s[pos] == '.') {
     ++pos;
@@ -82,7 +83,7 @@ std::optional<ParsedDatetime> ParseDatetime(std::string_view s, DatetimeForm for
       !Digits(s, pos + 4, 2, &om) || oh > 23 || om > 59) {
     return std::nullopt;
   }
-  std::int64_t offset = (static_cast<std::int64_t>(oh) * 3600 + om * 60) * kMicrosPerSecond;
+  std::int64_t offset = (std::int64_t{oh} * 3600 + std::int64_t{om} * 60) * kMicrosPerSecond;
   micros += s[pos] == '+' ? -offset : offset;
   return ParsedDatetime{Datetime{micros}, false};
 }

@@ -13,7 +13,7 @@ namespace engram {
 
 struct Datetime {
   std::int64_t micros = 0;
-  auto operator<=>(const Datetime&) const = default;
+  auto operator<=>(const Datetime&) const = default;  // NOLINT(modernize-use-nullptr)
 };
 
 enum class DatetimeForm {
@@ -29,11 +29,11 @@ struct ParsedDatetime {
   bool date_only = false;  // the text was `YYYY-MM-DD` alone
 };
 
-// Parses `text` (years 0000-9999, `T`/`t` or a space between date and time,
+// Parses `s` (years 0000-9999, `T`/`t` or a space between date and time,
 // fractions of any length truncated to microseconds, `Z`/`z` or `±HH:MM`).
 // Returns nullopt when the text is not a valid instant in `form` (including
 // impossible dates such as 2025-02-29, and leap seconds).
-std::optional<ParsedDatetime> ParseDatetime(std::string_view text, DatetimeForm form);
+std::optional<ParsedDatetime> ParseDatetime(std::string_view s, DatetimeForm form);
 
 // The last microsecond of the UTC day that `day_start` begins
 // (23:59:59.999999Z); used where a date-only upper bound covers its whole day.

@@ -49,7 +49,7 @@ class Schema {
   // must be valid (unique names, consistent attributes); used by presets and
   // tests. `id_field`, when non-empty, names a required string field that
   // holds the record id.
-  Schema(std::vector<Field> fields, std::string id_field = "");
+  explicit Schema(std::vector<Field> fields, std::string id_field = "");
 
   // Parses a schema document:
   //   {"fields":[{"name":"min_level","type":"int","default":0},

@@ -16,7 +16,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kCorpusRoot = fs::path(ENGRAM_SOURCE_DIR) / "tests" / "corpus" / "filter";
+fs::path CorpusRoot() {
+  return fs::path(ENGRAM_SOURCE_DIR) / "tests" / "corpus" / "filter";
+}
 
 struct Case {
   std::string name;
@@ -225,7 +227,7 @@ TEST_P(CorpusTest, Cases) {
 
 std::vector<fs::path> CorpusFiles() {
   std::vector<fs::path> files;
-  for (const auto& entry : fs::recursive_directory_iterator(kCorpusRoot)) {
+  for (const auto& entry : fs::recursive_directory_iterator(CorpusRoot())) {
     if (entry.path().extension() == ".test") files.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());

@@ -26,6 +26,7 @@ constexpr int kRecordsPerSchema = 60;
 
 std::vector<Record> Records(testing::Rng& rng, const Schema& schema) {
   std::vector<Record> out;
+  out.reserve(kRecordsPerSchema);
   for (int i = 0; i < kRecordsPerSchema; ++i) {
     out.push_back(testing::RandomRecord(rng, schema, "r" + std::to_string(i)));
   }

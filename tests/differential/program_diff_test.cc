@@ -17,6 +17,7 @@ TEST(ProgramDifferential, AgreesWithTheReferenceEvaluator) {
     testing::Rng rng(9000 + s);
     std::shared_ptr<const Schema> schema = testing::RandomSchema(rng);
     std::vector<Record> records;
+    records.reserve(60);
     for (int i = 0; i < 60; ++i) records.push_back(testing::RandomRecord(rng, *schema, "r"));
     for (int i = 0; i < 100; ++i) {
       filter::Node ir = testing::RandomIr(rng, *schema, 5);

@@ -18,7 +18,7 @@
 
 namespace {
 
-using namespace engram;
+using namespace engram;  // NOLINT(google-build-using-namespace): a fuzz target's own file
 
 std::shared_ptr<const Schema> FuzzSchema() {
   if (filter::Dialect(ENGRAM_FUZZ_DIALECT) == filter::Dialect::kSearchMemory) return MemorySchema();

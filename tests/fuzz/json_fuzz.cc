@@ -13,7 +13,7 @@
 #include "schema/schema.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using namespace engram;
+  using namespace engram;  // NOLINT(google-build-using-namespace): a fuzz target's own file
   std::string_view text(reinterpret_cast<const char*>(data), size);
   json::ReadResult doc = json::Read(text);
   if (!doc.ok()) {

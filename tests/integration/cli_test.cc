@@ -18,7 +18,7 @@ struct Result {
   std::string out, err;
 };
 
-Result Engram(std::vector<std::string> args, const std::string& stdin_text = "") {
+Result Engram(const std::vector<std::string>& args, const std::string& stdin_text = "") {
   std::vector<const char*> argv = {"engram"};
   for (const std::string& a : args) argv.push_back(a.c_str());
   std::istringstream in(stdin_text);
@@ -27,11 +27,13 @@ Result Engram(std::vector<std::string> args, const std::string& stdin_text = "")
   return {code, out.str(), err.str()};
 }
 
-const std::string kExamples = std::string(ENGRAM_SOURCE_DIR) + "/examples/";
+std::string Examples() {
+  return std::string(ENGRAM_SOURCE_DIR) + "/examples/";
+}
 
 TEST(Cli, CheckPrintsTheCanonicalIr) {
   Result r = Engram({"filter", "check", "--dialect", "retrieve", "--schema",
-                     kExamples + "knowledge.schema.json",
+                     Examples() + "knowledge.schema.json",
                      R"({"op":"ge","lhs":{"value":12},"rhs":{"knowledge":"min_level"}})"});
   EXPECT_EQ(r.code, 0);
   EXPECT_EQ(r.out, "{\"ok\":true,\"ir\":{\"op\":\"le\",\"field\":\"min_level\",\"value\":12}}\n");
@@ -51,8 +53,8 @@ TEST(Cli, CheckSexprAndUnoptimized) {
 
 TEST(Cli, RejectedFilterExitsOne) {
   Result r = Engram(
-      {"filter", "check", "--dialect", "retrieve", "--schema", kExamples + "knowledge.schema.json",
-       R"({"op":"and","args":[{"op":"ge","lhs":{"value":12},"rhs":{"knowledge":"min_level"}},)"
+      {"filter", "check", "--dialect", "retrieve", "--schema", Examples() + "knowledge.schema.json",
+       R"({"op":"and","args":[{"op":"ge","lhs":{"value":12},"rhs":{"knowledge":"min_level"}},)"  // NOLINT
        R"({"op":"eq","lhs":{"value":"warrior"},"rhs":{"knowledge":"min_level"}}]})"});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.out,
@@ -64,7 +66,7 @@ TEST(Cli, RejectedFilterExitsOne) {
 TEST(Cli, ReadsTheFilterFromStdin) {
   std::string f =
       R"({"schema":"search_filter_expr/v1","expr":{"op":"eq","field":"scope","value":"x"}})";
-  for (std::vector<std::string> args :
+  for (const std::vector<std::string>& args :
        {std::vector<std::string>{"filter", "check", "--dialect", "expr_v1", "--schema",
                                  "preset:notes"},
         std::vector<std::string>{"filter", "check", "--dialect", "expr_v1", "--schema",
@@ -77,7 +79,7 @@ TEST(Cli, ReadsTheFilterFromStdin) {
 
 TEST(Cli, EvalPrintsMatchesInInputOrder) {
   Result r = Engram({"filter", "eval", "--dialect", "search_memory", "--schema", "preset:memory",
-                     "--records", kExamples + "memories.jsonl",
+                     "--records", Examples() + "memories.jsonl",
                      R"([{"field":"preceding_memory_id","operator":"is_not","value":"nothing"}])"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out,
@@ -96,7 +98,7 @@ TEST(Cli, EvalNamesTheLineAndFieldOfABadRecord) {
       << "\n";
   }
   Result r = Engram({"filter", "eval", "--dialect", "vector_filter", "--schema",
-                     kExamples + "knowledge.schema.json", "--records", path, "{}"});
+                     Examples() + "knowledge.schema.json", "--records", path, "{}"});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.out,
             "{\"ok\":false,\"error\":{\"code\":400,\"kind\":\"record.invalid\",\"path\":"

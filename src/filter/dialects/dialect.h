@@ -25,7 +25,7 @@ std::string_view DialectName(Dialect d);
 std::optional<Dialect> DialectFromName(std::string_view name);
 
 // Global limits (FILTERS.md §1.5).
-inline constexpr std::size_t kMaxFilterBytes = 64 * 1024;
+inline constexpr std::size_t kMaxFilterBytes = std::size_t{64} * 1024;
 inline constexpr std::size_t kMaxJsonDepth = 64;
 inline constexpr std::size_t kMaxArrayLiteral = 1024;
 
