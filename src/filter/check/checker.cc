@@ -152,7 +152,12 @@ class Checker {
     switch (kind) {
       case NodeKind::kCompare:
         if (IsOrdering(cmp)) return ordered;
-        return f.type != FieldType::kStringSet || policy_.set_eq_is_membership;
+        // On a set, eq means "contains" where the dialect says so; every
+        // dialect writes "not equal" as not(eq), so ne never meets a set.
+        if (f.type == FieldType::kStringSet) {
+          return cmp == CmpOp::kEq && policy_.set_eq_is_membership;
+        }
+        return true;
       case NodeKind::kBetween:
         return ordered;
       case NodeKind::kContains:
@@ -268,16 +273,10 @@ class Checker {
     }
     if (!OpApplies(n.kind, n.cmp, *f)) return NotApplicable(n, *f, value.path);
     Value literal = std::get<Value>(std::move(*t));
-    if (f->type == FieldType::kStringSet) {
+    if (f->type == FieldType::kStringSet) {  // eq: membership (OpApplies)
       Node has = Leaf(Op::kHasAny, *f, n);
       has.values.push_back(std::move(literal));
-      if (n.cmp == CmpOp::kEq) return has;
-      // ne on a set: present and without the element.
-      std::string origin = has.origin;
-      std::vector<Node> both;
-      both.push_back(Leaf(Op::kExists, *f, n));
-      both.push_back(MakeNot(std::move(has), origin));
-      return MakeJunction(Op::kAnd, std::move(both));
+      return has;
     }
     Node leaf = Leaf(Op::kCmp, *f, n);
     leaf.cmp = n.cmp;
