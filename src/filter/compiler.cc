@@ -12,32 +12,18 @@ namespace {
 Fault ReadFaultToFault(const DialectSpec& spec, const json::ReadError& e, std::size_t text_size) {
   switch (e.fault) {
     case json::ReadFault::kSyntax:
-      return Fault{FaultCode::kSyntax, Path(), e.detail, "", "", "", 0, 0};
+      break;
     case json::ReadFault::kTooDeep:
-      return Fault{FaultCode::kNestingTooDeep, e.path, e.detail, "", "", "", 0, 0};
+      return MakeFault(FaultCode::kNestingTooDeep, e.path, e.detail);
     case json::ReadFault::kTooLarge:
-      return Fault{FaultCode::kTextTooLarge,
-                   Path(),
-                   e.detail,
-                   "",
-                   "",
-                   "",
-                   static_cast<std::int64_t>(text_size),
-                   static_cast<std::int64_t>(kMaxFilterBytes)};
+      return CountFault(FaultCode::kTextTooLarge, Path(), text_size, kMaxFilterBytes, e.detail);
     case json::ReadFault::kDuplicateKey:
-      return Fault{
-          FaultCode::kDuplicateKey, spec.LocateReadFault(e.path), e.token, "", "", "", 0, 0};
+      return MakeFault(FaultCode::kDuplicateKey, spec.LocateReadFault(e.path), e.token);
     case json::ReadFault::kNumberOutOfRange:
-      return Fault{FaultCode::kNumberOutOfRange,
-                   spec.LocateReadFault(e.path),
-                   e.token,
-                   e.detail,
-                   "",
-                   "",
-                   0,
-                   0};
+      return MakeFault(FaultCode::kNumberOutOfRange, spec.LocateReadFault(e.path), e.token,
+                       e.detail);
   }
-  return Fault{FaultCode::kSyntax, Path(), e.detail, "", "", "", 0, 0};
+  return MakeFault(FaultCode::kSyntax, Path(), e.detail);
 }
 
 // Where a deferred reading fault stands in pre-order: a duplicate key is a

@@ -45,10 +45,6 @@ double Cost(const Node& n, const Schema& schema) {
   return 1;
 }
 
-bool Holds(CmpOp op, int c) {
-  return CmpHolds(op, c);
-}
-
 template <typename T>
 int Three(T a, T b) {
   return a < b ? -1 : (b < a ? 1 : 0);
@@ -200,20 +196,20 @@ bool Program::Leaf(const Instr& in, const Value& v, std::span<const Value> slots
     case Kind::kExists:
       return true;
     case Kind::kIntCmp:
-      return Holds(in.cmp, Three(*std::get_if<std::int64_t>(&v), in.i));
+      return CmpHolds(in.cmp, Three(*std::get_if<std::int64_t>(&v), in.i));
     case Kind::kFloatCmp:
-      return Holds(in.cmp, Three(*std::get_if<double>(&v), in.f));
+      return CmpHolds(in.cmp, Three(*std::get_if<double>(&v), in.f));
     case Kind::kTimeCmp:
-      return Holds(in.cmp, Three(std::get_if<Datetime>(&v)->micros, in.i));
+      return CmpHolds(in.cmp, Three(std::get_if<Datetime>(&v)->micros, in.i));
     case Kind::kBoolEq:
-      return Holds(in.cmp, Three<int>(*std::get_if<bool>(&v), static_cast<int>(in.i)));
+      return CmpHolds(in.cmp, Three<int>(*std::get_if<bool>(&v), static_cast<int>(in.i)));
     case Kind::kStrCmp: {
       int c = std::get_if<std::string>(&v)->compare(*std::get_if<std::string>(&literals_[in.lit]));
-      return Holds(in.cmp, c < 0 ? -1 : (c > 0 ? 1 : 0));
+      return CmpHolds(in.cmp, c < 0 ? -1 : (c > 0 ? 1 : 0));
     }
     case Kind::kNumCmp: {
       std::optional<int> c = CompareValues(v, literals_[in.lit]);
-      return c && Holds(in.cmp, *c);
+      return c && CmpHolds(in.cmp, *c);
     }
     case Kind::kIntRange: {
       std::int64_t x = *std::get_if<std::int64_t>(&v);
@@ -270,7 +266,7 @@ bool Program::Leaf(const Instr& in, const Value& v, std::span<const Value> slots
       const Value& w = slots[in.other];
       if (w.index() == 0) return false;
       std::optional<int> c = CompareValues(v, w);
-      return c && Holds(in.cmp, *c);
+      return c && CmpHolds(in.cmp, *c);
     }
     case Kind::kInField: {
       const Value& w = slots[in.other];
