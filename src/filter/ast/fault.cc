@@ -58,6 +58,8 @@ std::string_view FaultKind(FaultCode code) {
       return "invalid_literal";
     case FaultCode::kMisplacedArray:
       return "misplaced_array";
+    case FaultCode::kUnsupported:
+      return "unsupported";
   }
   return "malformed";
 }

@@ -58,6 +58,8 @@ enum class FaultCode : std::uint8_t {
   kMisplacedArray,       // (misplaced_array) a: op
   kListTooLarge,         // (too_large) a: op, n: items, m: limit
   kStringTooLong,        // (too_large) n: bytes, m: limit
+  // Translation.
+  kUnsupported,  // (unsupported) a: target, b: the construct it cannot express
 };
 
 // "malformed", "type_mismatch", ... (FILTERS.md §1.4), without "filter.".

@@ -49,7 +49,17 @@ class Checker {
  public:
   Checker(const Schema& schema, const Policy& policy) : schema_(schema), policy_(policy) {}
 
+  // The IR of `n`, located where `n` was written.
   std::optional<Node> Visit(const ast::Node& n, std::size_t parent_depth) {
+    std::optional<Node> ir = VisitNode(n, parent_depth);
+    if (ir) ir->path = n.path;
+    return ir;
+  }
+
+  std::optional<Fault>& fault() { return fault_; }
+
+ private:
+  std::optional<Node> VisitNode(const ast::Node& n, std::size_t parent_depth) {
     std::size_t depth = parent_depth;
     if (n.counts) {
       ++nodes_;
@@ -105,9 +115,6 @@ class Checker {
     return std::nullopt;
   }
 
-  std::optional<Fault>& fault() { return fault_; }
-
- private:
   std::nullopt_t Fail(Fault f) {
     if (!fault_) fault_ = std::move(f);
     return std::nullopt;
@@ -118,6 +125,7 @@ class Checker {
     leaf.op = op;
     leaf.slot = f.slot;
     leaf.origin = n.op + ":" + f.name;
+    leaf.path = n.path;
     return leaf;
   }
 

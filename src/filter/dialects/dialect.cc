@@ -138,6 +138,8 @@ std::string DefaultDetail(const Fault& f) {
       return "array literal of " + n + " items exceeds the limit of " + m;
     case FaultCode::kStringTooLong:
       return "string of " + n + " bytes exceeds the limit of " + m + " bytes";
+    case FaultCode::kUnsupported:
+      return f.a + " cannot express " + f.b;
   }
   return "invalid filter";
 }

@@ -54,6 +54,9 @@ struct Node {
   // "<op as written>:<field>" (e.g. "neq:scope"): the reason a record is
   // dropped, for filter impact (SEARCH.md §3). Not part of the meaning.
   std::string origin;
+  // Where the construct was written in the source filter: translators report
+  // what they cannot express there. Not part of the meaning.
+  Path path;
 
   bool IsLeaf() const { return op != Op::kAnd && op != Op::kOr && op != Op::kNot; }
   bool IsConst() const { return op == Op::kTrue || op == Op::kFalse; }

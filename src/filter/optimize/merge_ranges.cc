@@ -131,14 +131,23 @@ void IntegerBounds(Interval* iv) {
   if (!single && iv->hi && std::get<std::int64_t>(iv->hi->value) == kMax) iv->hi.reset();
 }
 
-Node ToNode(const Interval& iv, std::uint32_t slot, const std::string& origin) {
-  if (iv.empty) return MakeConst(false);
+// The interval as one leaf, located and explained as `first`, the earliest
+// bound it came from.
+Node ToNode(const Interval& iv, const Node& first) {
   Node n;
-  n.slot = slot;
-  n.origin = origin;
+  n.path = first.path;
+  if (iv.empty) {
+    n.op = Op::kFalse;
+    return n;
+  }
+  n.slot = first.slot;
+  n.origin = first.origin;
   if (iv.lo && iv.hi) {
     int c = CompareValues(iv.lo->value, iv.hi->value).value_or(0);
-    if (c > 0 || (c == 0 && !(iv.lo->inclusive && iv.hi->inclusive))) return MakeConst(false);
+    if (c > 0 || (c == 0 && !(iv.lo->inclusive && iv.hi->inclusive))) {
+      n.op = Op::kFalse;
+      return n;
+    }
     if (c == 0) {
       n.op = Op::kCmp;
       n.cmp = CmpOp::kEq;
@@ -161,16 +170,23 @@ Node ToNode(const Interval& iv, std::uint32_t slot, const std::string& origin) {
   return n;
 }
 
-// A lone bound on an int field that no int64 meets (false) or every int64
-// meets (exists); anything else stays as written.
+bool HasFloatLiteral(const Node& n) {
+  auto is_float = [](const Value& v) { return std::holds_alternative<double>(v); };
+  return (!n.values.empty() && is_float(n.values[0])) || (n.lo && is_float(n.lo->value)) ||
+         (n.hi && is_float(n.hi->value));
+}
+
+// A lone bound on an int field: one no int64 meets is false, one every int64
+// meets is `exists`, one with a float literal becomes integer bounds
+// (x > 2.5 is x >= 3); anything else stays as written.
 void LoneBound(Node& n, const Schema& schema, bool* changed) {
   if (schema.field(n.slot).type != FieldType::kInt) return;
   Interval iv;
   Add(&iv, n);
   IntegerBounds(&iv);
-  if (!iv.empty && (iv.lo || iv.hi)) return;
+  if (!iv.empty && (iv.lo || iv.hi) && !HasFloatLiteral(n)) return;
   *changed = true;
-  n = ToNode(iv, n.slot, n.origin);
+  n = ToNode(iv, n);
 }
 
 }  // namespace
@@ -209,7 +225,7 @@ void MergeRanges(Node& n, const Schema& schema, bool* changed) {
     }
     *changed = true;
     if (schema.field(first.slot).type == FieldType::kInt) IntegerBounds(&iv);
-    out.push_back(ToNode(iv, first.slot, first.origin));
+    out.push_back(ToNode(iv, first));
   }
   n.children = std::move(out);
 }

@@ -18,6 +18,7 @@ Node Optimize(Node root, const Schema& schema) {
     FoldConstants(root, &changed);
     SortLiterals(root, &changed);
     MergeRanges(root, schema, &changed);
+    ExactLiterals(root, schema, &changed);
     FoldContradictions(root, schema, &changed);
     if (!changed) break;
   }

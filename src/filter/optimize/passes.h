@@ -29,6 +29,15 @@ void SortLiterals(Node& n, bool* changed);
 // into one range (int fields get integer bounds); an empty range is false.
 void MergeRanges(Node& n, const Schema& schema, bool* changed);
 
+// Number literals take their field's type, exactly (FILTERS.md §1.2): on a
+// float field an int literal becomes the double equal to it, or, when no
+// double is, the comparison becomes one against its neighbouring doubles; on
+// an int field a fractional literal of ne/in is dropped or turns the leaf
+// into `exists` (MergeRanges does eq and the orderings). Afterwards every
+// kCmp/kIn/kRange literal on a number field has the field's type, so stores
+// that compare like with like (every SQL engine, Chroma, Milvus) agree.
+void ExactLiterals(Node& n, const Schema& schema, bool* changed);
+
 // Within an `and`: values a field cannot take at once (eq a and eq b, eq a
 // and not(eq a), x and not(x), a leaf on x and not(exists x)) fold to false;
 // within an `or`, x or not(x) folds to true.
