@@ -17,8 +17,9 @@ declare -A allowed=(
   [filter/check]="engram base schema filter/ast filter/ir"
   [filter/dialects]="engram base filter/ast filter/check"
   [filter/optimize]="engram base schema filter/ast filter/ir filter/eval"
-  [filter]="engram base schema filter/ast filter/ir filter/eval filter/check filter/dialects filter/optimize"
-  [engine]="engram base schema filter filter/ast filter/ir filter/eval filter/check filter/dialects filter/optimize"
+  [filter/translate]="engram base schema filter/ast filter/ir"
+  [filter]="engram base schema filter/ast filter/ir filter/eval filter/check filter/dialects filter/optimize filter/translate"
+  [engine]="engram base schema filter filter/ast filter/ir filter/eval filter/check filter/dialects filter/optimize filter/translate"
   [cli]="engram"
   [app]="cli"
 )

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engram/diagnostic.h"
 #include "engram/status.h"
@@ -63,6 +64,16 @@ class MetadataRecord {
   friend class CompiledFilterRef;
 };
 
+// A filter translated for another store or dialect (FILTERS.md §1.5b).
+struct FilterTranslation {
+  std::string target;
+  std::string filter;  // JSON text: the target's JSON, or a JSON string for text targets
+  std::string params;  // JSON text: the bound values in placeholder order (SQL targets), or []
+};
+
+// The names of the translation targets: "sqlite", "postgres", ...
+std::vector<std::string> FilterTranslationTargets();
+
 // A filter compiled against a schema.
 class CompiledFilterRef {
  public:
@@ -79,10 +90,17 @@ class CompiledFilterRef {
   // Whether `record` passes. It must have been parsed with the same schema.
   bool Matches(const MetadataRecord& record) const;
 
+  // The filter for `target` (one of FilterTranslationTargets()). What the
+  // target cannot express faithfully is a `filter.unsupported` Diagnostic at
+  // the path where it was written, rendered as the filter's dialect renders
+  // errors; an unknown target is `filter.unsupported` at the root.
+  Checked<FilterTranslation> Translate(std::string_view target) const;
+
  private:
-  explicit CompiledFilterRef(std::shared_ptr<const filter::CompiledFilter> impl)
-      : impl_(std::move(impl)) {}
+  CompiledFilterRef(std::shared_ptr<const filter::CompiledFilter> impl, FilterDialect dialect)
+      : impl_(std::move(impl)), dialect_(dialect) {}
   std::shared_ptr<const filter::CompiledFilter> impl_;
+  FilterDialect dialect_;
 };
 
 }  // namespace engram

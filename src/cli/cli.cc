@@ -24,6 +24,7 @@ int Run(int argc, const char* const* argv, std::istream& in, std::ostream& out, 
   }
   if (run == "check") return RunFilterCheck(filter_options, in, out, err);
   if (run == "eval") return RunFilterEval(filter_options, in, out, err);
+  if (run == "translate") return RunFilterTranslate(filter_options, in, out, err);
   err << "engram: nothing to do\n";
   return 2;
 }

@@ -88,6 +88,15 @@ void AddFilterCommands(CLI::App* app, FilterOptions* o, std::string* run) {
   common(eval);
   eval->add_option("--records", o->records, "a JSONL file: one record per line")->required();
   eval->callback([run] { *run = "eval"; });
+  CLI::App* translate = filter->add_subcommand(
+      "translate", "Translate a filter for another store or dialect; print it or the error");
+  common(translate);
+  std::string targets;
+  for (const std::string& t : FilterTranslationTargets()) targets += (targets.empty() ? "" : " | ") + t;
+  translate->add_option("--to", o->target, targets)
+      ->required()
+      ->check(CLI::IsMember(FilterTranslationTargets()));
+  translate->callback([run] { *run = "translate"; });
 }
 
 int RunFilterCheck(const FilterOptions& o, std::istream& in, std::ostream& out, std::ostream& err) {
@@ -128,6 +137,21 @@ int RunFilterEval(const FilterOptions& o, std::istream& in, std::ostream& out, s
   Json doc = Json::object();
   doc["ok"] = true;
   doc["matches"] = std::move(matches);
+  out << Dump(doc) << '\n';
+  return 0;
+}
+
+int RunFilterTranslate(const FilterOptions& o, std::istream& in, std::ostream& out,
+                       std::ostream& err) {
+  std::optional<Prepared> p;
+  if (int code = Prepare(o, in, out, err, &p); code >= 0) return code;
+  Checked<FilterTranslation> t = p->filter.Translate(o.target);
+  if (!t.ok()) return WriteRejected(out, DiagnosticJson(t.diagnostic()));
+  Json doc = Json::object();
+  doc["ok"] = true;
+  doc["target"] = t.value().target;
+  doc["filter"] = Json::parse(t.value().filter);
+  doc["params"] = Json::parse(t.value().params);
   out << Dump(doc) << '\n';
   return 0;
 }

@@ -93,7 +93,7 @@ Checked<CompiledFilterRef> CompiledFilterRef::Compile(FilterDialect dialect,
       filter::Compile(ToInternal(dialect), text, schema.get());
   if (!compiled.ok()) return compiled.diagnostic();
   return CompiledFilterRef(
-      std::make_shared<const filter::CompiledFilter>(std::move(compiled).value()));
+      std::make_shared<const filter::CompiledFilter>(std::move(compiled).value()), dialect);
 }
 
 std::string CompiledFilterRef::IrJson(bool optimized) const {
@@ -106,6 +106,26 @@ std::string CompiledFilterRef::IrSexpr(bool optimized) const {
 
 bool CompiledFilterRef::Matches(const MetadataRecord& record) const {
   return impl_->program.Matches(record.record_->slots);
+}
+
+std::vector<std::string> FilterTranslationTargets() {
+  std::vector<std::string> names;
+  for (filter::Target t : filter::kAllTargets) names.emplace_back(filter::TargetName(t));
+  return names;
+}
+
+Checked<FilterTranslation> CompiledFilterRef::Translate(std::string_view target) const {
+  const filter::Dialect dialect = ToInternal(dialect_);
+  std::optional<filter::Target> t = filter::TargetFromName(target);
+  if (!t) {
+    return filter::GetDialect(dialect).render(filter::MakeFault(
+        filter::FaultCode::kUnsupported, Path(), "engram", "translations to '" +
+                                                               std::string(target) + "'"));
+  }
+  Checked<filter::Translation> out = filter::TranslateCompiled(*impl_, dialect, *t);
+  if (!out.ok()) return out.diagnostic();
+  return FilterTranslation{std::string(target), json::Dump(out.value().filter),
+                           json::Dump(out.value().params)};
 }
 
 }  // namespace engram

@@ -75,4 +75,11 @@ Checked<CompiledFilter> CompileJson(Dialect dialect, const json::Value& doc,
   return CheckTree(GetDialect(dialect), doc, {}, std::move(schema));
 }
 
+Checked<Translation> TranslateCompiled(const CompiledFilter& compiled, Dialect dialect,
+                                       Target target) {
+  std::variant<Translation, Fault> t = Translate(compiled.optimized, target);
+  if (Fault* f = std::get_if<Fault>(&t)) return GetDialect(dialect).render(*f);
+  return std::get<Translation>(std::move(t));
+}
+
 }  // namespace engram::filter

@@ -13,6 +13,7 @@
 #include "filter/dialects/dialect.h"
 #include "filter/eval/program.h"
 #include "filter/ir/ir.h"
+#include "filter/translate/translate.h"
 
 namespace engram::filter {
 
@@ -37,6 +38,12 @@ Checked<CompiledFilter> Compile(Dialect dialect, std::string_view text,
 // caller, as part of a larger request).
 Checked<CompiledFilter> CompileJson(Dialect dialect, const json::Value& doc,
                                     std::shared_ptr<const Schema> schema);
+
+// Translates `compiled` (its optimised IR) for `target` (FILTERS.md §1.5b).
+// What the target cannot express is a `filter.unsupported` diagnostic at the
+// path where it was written, rendered as `dialect` renders its errors.
+Checked<Translation> TranslateCompiled(const CompiledFilter& compiled, Dialect dialect,
+                                       Target target);
 
 }  // namespace engram::filter
 

@@ -32,13 +32,13 @@ TEST(Optimize, FoldConstants) {
 
 TEST(Optimize, SortAndDedupeLiterals) {
   EXPECT_EQ(Opt(R"({"s":{"$in":["b","a","b"]}})"), "(in s \"a\" \"b\")");
-  EXPECT_EQ(Opt(R"({"f":{"$in":[2.0,1,2,1.0]}})"), "(in f 1 2)");
+  EXPECT_EQ(Opt(R"({"f":{"$in":[2.0,1,2,1.0]}})"), "(in f 1.0 2.0)");
   EXPECT_EQ(Opt(R"({"tags":{"$in":["d","c","d"]}})"), "(has_any tags \"c\" \"d\")");
 }
 
 TEST(Optimize, MergeRanges) {
-  EXPECT_EQ(Opt(R"({"f":{"$gte":2,"$lt":10}})"), "(range f (ge 2) (lt 10))");
-  EXPECT_EQ(Opt(R"({"f":{"$gt":2,"$gte":3,"$lte":5,"$lt":5}})"), "(range f (ge 3) (lt 5))");
+  EXPECT_EQ(Opt(R"({"f":{"$gte":2,"$lt":10}})"), "(range f (ge 2.0) (lt 10.0))");
+  EXPECT_EQ(Opt(R"({"f":{"$gt":2,"$gte":3,"$lte":5,"$lt":5}})"), "(range f (ge 3.0) (lt 5.0))");
   EXPECT_EQ(Opt(R"({"i":{"$gt":2.5,"$lt":7}})"), "(range i (ge 3) (le 6))");
   EXPECT_EQ(Opt(R"({"i":{"$gte":3,"$lte":3.5}})"), "(eq i 3)");
   EXPECT_EQ(Opt(R"({"d":{"$gte":"2025-01-01","$lt":"2025-02-01"}})"),
@@ -47,6 +47,23 @@ TEST(Optimize, MergeRanges) {
   // A bound no int64 can meet, and one every int64 meets.
   EXPECT_EQ(Opt(R"({"i":{"$gt":1e300}})"), "false");
   EXPECT_EQ(Opt(R"({"i":{"$lt":1e300}})"), "(exists i)");
+}
+
+// Literals take their field's number type, exactly: 2^53 + 1 is no double,
+// 2.5 no int64.
+TEST(Optimize, ExactLiterals) {
+  EXPECT_EQ(Opt(R"({"f":3})"), "(eq f 3.0)");
+  EXPECT_EQ(Opt(R"({"f":9007199254740993})"), "false");
+  EXPECT_EQ(Opt(R"({"f":{"$ne":9007199254740993}})"), "(exists f)");
+  EXPECT_EQ(Opt(R"({"f":{"$lt":9007199254740993}})"), "(le f 9007199254740992.0)");
+  EXPECT_EQ(Opt(R"({"f":{"$gt":9007199254740993}})"), "(ge f 9007199254740994.0)");
+  EXPECT_EQ(Opt(R"({"f":{"$in":[1,9007199254740993]}})"), "(eq f 1.0)");
+  EXPECT_EQ(Opt(R"({"i":2.0})"), "(eq i 2)");
+  EXPECT_EQ(Opt(R"({"i":2.5})"), "false");
+  EXPECT_EQ(Opt(R"({"i":{"$ne":2.5}})"), "(exists i)");
+  EXPECT_EQ(Opt(R"({"i":{"$ne":2.0}})"), "(not (eq i 2))");
+  EXPECT_EQ(Opt(R"({"i":{"$in":[1.5,2.0,3]}})"), "(in i 2 3)");
+  EXPECT_EQ(Opt(R"({"i":{"$lte":2.5}})"), "(le i 2)");
 }
 
 TEST(Optimize, Contradictions) {

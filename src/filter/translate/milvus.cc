@@ -1,0 +1,13 @@
+#include "filter/translate/targets.h"
+
+namespace engram::filter::detail {
+namespace {
+TranslateResult Nothing(const Node& root, const Schema&) { return Unsupported{&root, "anything yet"}; }
+}  // namespace
+
+const TargetSpec& MilvusTarget() {
+  static const TargetSpec spec{Target::kMilvus, "milvus", "", ConstructSet(), Nothing};
+  return spec;
+}
+
+}  // namespace engram::filter::detail
