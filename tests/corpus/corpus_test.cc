@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "engram/filter.h"
 
@@ -17,8 +18,15 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path CorpusRoot() {
-  return fs::path(ENGRAM_SOURCE_DIR) / "tests" / "corpus" / "filter";
+  return fs::path(ENGRAM_SOURCE_DIR) / "tests" / "corpus";
 }
+
+// `to TARGET: ...` and the `params:` after it.
+struct ExpectedTranslation {
+  std::string target;
+  std::string expected;  // the filter JSON, or `error <message>`
+  std::string params = "[]";
+};
 
 struct Case {
   std::string name;
@@ -28,7 +36,9 @@ struct Case {
   std::optional<std::size_t> pad;
   std::optional<std::string> ir, optimized, matches, error, message;
   std::optional<int> code;
+  std::vector<ExpectedTranslation> translations;
   std::string schema, records;  // as in force for this case
+  std::string dialect;          // `dialect:` in force, else the directory's name
 };
 
 std::vector<std::string> SplitSpaces(const std::string& s) {
@@ -70,7 +80,7 @@ std::string Generate(const std::string& spec) {
 std::vector<Case> ReadCases(const fs::path& file) {
   std::ifstream in(file);
   std::vector<Case> cases;
-  std::string schema, records, line;
+  std::string schema, records, dialect, line;
   std::optional<Case> current;
   int number = 0;
   auto finish = [&] {
@@ -106,6 +116,8 @@ std::vector<Case> ReadCases(const fs::path& file) {
       schema = value;
     } else if (key == "records") {
       records = value;
+    } else if (key == "dialect") {
+      dialect = value;
     } else if (key == "case") {
       finish();
       current = Case{};
@@ -113,6 +125,7 @@ std::vector<Case> ReadCases(const fs::path& file) {
       current->line = number;
       current->schema = schema;
       current->records = records;
+      current->dialect = dialect;
     } else if (!current) {
       throw std::runtime_error(file.string() + ":" + std::to_string(number) + ": " + key +
                                " outside a case");
@@ -136,6 +149,10 @@ std::vector<Case> ReadCases(const fs::path& file) {
       current->message = value;
     } else if (key == "code") {
       current->code = std::stoi(value);
+    } else if (key.rfind("to ", 0) == 0) {
+      current->translations.push_back(ExpectedTranslation{key.substr(3), value});
+    } else if (key == "params" && !current->translations.empty()) {
+      current->translations.back().params = value;
     } else {
       throw std::runtime_error(file.string() + ":" + std::to_string(number) + ": unknown key " +
                                key);
@@ -164,21 +181,29 @@ std::vector<MetadataRecord> LoadRecords(const SchemaRef& schema, const fs::path&
   return out;
 }
 
+// JSON text as engram prints it (compact; 1.0 stays a float).
+std::string Canonical(const std::string& json_text) {
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(json_text, nullptr, false);
+  if (doc.is_discarded()) return "<not JSON: " + json_text + ">";
+  return doc.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::strict);
+}
+
 class CorpusTest : public testing::TestWithParam<fs::path> {};
 
 TEST_P(CorpusTest, Cases) {
   const fs::path file = GetParam();
   std::vector<Case> cases = ReadCases(file);
   ASSERT_FALSE(cases.empty()) << file;
-  std::optional<FilterDialect> dialect =
-      FilterDialectFromName(file.parent_path().filename().string());
-  ASSERT_TRUE(dialect) << file;
   std::map<std::string, SchemaRef> schemas;
   for (const Case& c : cases) {
     SCOPED_TRACE(file.filename().string() + ":" + std::to_string(c.line) + ": " + c.name);
+    std::optional<FilterDialect> dialect = FilterDialectFromName(
+        c.dialect.empty() ? file.parent_path().filename().string() : c.dialect);
+    ASSERT_TRUE(dialect) << "no dialect: a `dialect:` line or a dialect's directory";
     ASSERT_TRUE(c.has_filter) << "case without filter";
     ASSERT_FALSE(c.schema.empty()) << "no schema in force";
-    ASSERT_TRUE(c.ir || c.optimized || c.matches || c.error) << "case without expectation";
+    ASSERT_TRUE(c.ir || c.optimized || c.matches || c.error || !c.translations.empty())
+        << "case without expectation";
     std::string schema_spec = ResolveSchema(file.parent_path(), c.schema);
     if (!schemas.count(schema_spec)) {
       StatusOr<SchemaRef> s = SchemaRef::Load(schema_spec);
@@ -221,6 +246,18 @@ TEST_P(CorpusTest, Cases) {
           ids_optimized += (ids_optimized.empty() ? "" : " ") + r.id();
       }
       EXPECT_EQ(ids_optimized, *c.matches);
+    }
+    for (const ExpectedTranslation& t : c.translations) {
+      Checked<FilterTranslation> got = compiled.value().Translate(t.target);
+      if (t.expected.rfind("error ", 0) == 0) {
+        ASSERT_FALSE(got.ok()) << "to " << t.target << ": translated to " << got.value().filter;
+        EXPECT_EQ(got.diagnostic().kind, "filter.unsupported");
+        EXPECT_EQ("error " + got.diagnostic().message, t.expected) << "to " << t.target;
+        continue;
+      }
+      ASSERT_TRUE(got.ok()) << "to " << t.target << ": " << got.diagnostic().message;
+      EXPECT_EQ(got.value().filter, Canonical(t.expected)) << "to " << t.target;
+      EXPECT_EQ(got.value().params, Canonical(t.params)) << "to " << t.target << " (params)";
     }
   }
 }

@@ -49,7 +49,7 @@ class PostgresWriter : public SqlWriter {
     }
     std::string p = Bind(BoundValue(v, DatetimeAs::kRfc3339));
     FieldType t = schema().field(slot).type;
-    if (t == FieldType::kString || t == FieldType::kStringSet) return p + "::text COLLATE \"C\"";
+    if (t == FieldType::kString) return p + "::text COLLATE \"C\"";
     return p + "::" + std::string(SqlType(t));
   }
   std::string Contains(const Node& n) override {

@@ -104,12 +104,18 @@ std::string SqlWriter::Leaf(const Node& n) {
       return NotNull(out);
     }
     case Op::kRange: {
-      const std::string f = Field(n, n.slot);
+      // The field is read once per bound: `?` placeholders bind by position.
       std::string out;
-      if (n.lo) out = f + (n.lo->inclusive ? " >= " : " > ") + Literal(n, n.slot, n.lo->value);
+      if (n.lo) {
+        out = Field(n, n.slot);
+        out += n.lo->inclusive ? " >= " : " > ";
+        out += Literal(n, n.slot, n.lo->value);
+      }
       if (n.hi) {
         if (!out.empty()) out += " AND ";
-        out += f + (n.hi->inclusive ? " <= " : " < ") + Literal(n, n.slot, n.hi->value);
+        out += Field(n, n.slot);
+        out += n.hi->inclusive ? " <= " : " < ";
+        out += Literal(n, n.slot, n.hi->value);
       }
       return NotNull(out);
     }

@@ -14,10 +14,13 @@ class SqliteWriter : public SqlWriter {
   std::string Placeholder(std::size_t) const override { return "?"; }
 
   // `$."name"`: SQLite's JSON path reads a quoted label up to the next
-  // quote, with no escapes, so a name holding `"` has no path.
+  // quote, with no escapes, and (before 3.45) matches it against the key as
+  // escaped in the JSON text, so a name holding `"` or `\` has no path.
   std::string Path(const Node& n, std::uint32_t slot) {
     const std::string& name = schema().field(slot).name;
-    if (name.find('"') != std::string::npos) Fail(n, "a field name with '\"'");
+    if (name.find_first_of("\"\\") != std::string::npos) {
+      Fail(n, "a field name with '\"' or '\\'");
+    }
     return Bind("$.\"" + name + "\"");
   }
 
@@ -73,8 +76,9 @@ const TargetSpec& SqliteTarget() {
       "compares INTEGER with REAL by exact value and TEXT with BINARY collation (memcmp), as "
       "engram does (https://sqlite.org/datatype3.html#comparisons). Every leaf is wrapped in "
       "COALESCE(..., 0), so an absent field is false and NOT inverts it. Not expressible: "
-      "icontains (SQLite's lower() folds ASCII only) and a field name holding '\"' (a JSON path "
-      "label cannot escape it). Params: the JSON paths (`$.\"name\"`) and literals in "
+      "icontains (SQLite's lower() folds ASCII only) and a field name holding '\"' or '\\' (a "
+      "JSON path label cannot escape them, and SQLite 3.40 matches labels against the escaped key "
+      "text). Params: the JSON paths (`$.\"name\"`) and literals in "
       "placeholder order; booleans bind as 1/0.",
       ConstructSet::All().Without({Construct::kIContains}), Translate};
   return spec;

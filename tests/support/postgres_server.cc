@@ -1,0 +1,89 @@
+#include "tests/support/postgres_server.h"
+
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace engram::testing {
+namespace {
+
+// Runs a shell command (built only from paths this file made); the exit code.
+int Run(const std::string& command) {
+  return std::system(command.c_str());  // NOLINT(cert-env33-c): fixed paths only
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+std::unique_ptr<PostgresServer> PostgresServer::Start(std::string* error) {
+  std::unique_ptr<PostgresServer> server(new PostgresServer());
+  const char* bindir = std::getenv("ENGRAM_PG_BINDIR");
+  server->bindir_ = bindir ? bindir : "/usr/lib/postgresql/15/bin";
+  if (!std::filesystem::exists(server->bindir_ + "/initdb")) {
+    *error = "no PostgreSQL at " + server->bindir_ + " (apt-get install postgresql)";
+    return nullptr;
+  }
+  char tmpl[] = "/tmp/engram-pg-XXXXXX";
+  if (!mkdtemp(tmpl)) {
+    *error = "mkdtemp failed";
+    return nullptr;
+  }
+  server->dir_ = tmpl;
+  std::string as_user;
+  if (geteuid() == 0) {
+    for (const char* name : {"postgres", "nobody"}) {
+      if (const passwd* pw = getpwnam(name)) {
+        server->user_ = name;
+        if (chown(tmpl, pw->pw_uid, pw->pw_gid) != 0) {
+          *error = "cannot hand " + server->dir_ + " to " + name;
+          return nullptr;
+        }
+        break;
+      }
+    }
+    if (server->user_.empty()) {
+      *error = "running as root and no unprivileged user (postgres, nobody) to run PostgreSQL";
+      return nullptr;
+    }
+    as_user = "runuser -u " + server->user_ + " -- ";
+  }
+  const std::string data = server->dir_ + "/data", log = server->dir_ + "/server.log";
+  if (Run(as_user + server->bindir_ + "/initdb -D " + data +
+          " -U engram --auth=trust --no-sync -E UTF8 --locale=C.UTF-8 > " + server->dir_ +
+          "/initdb.log 2>&1") != 0) {
+    *error = "initdb failed: " + ReadFile(server->dir_ + "/initdb.log");
+    return nullptr;
+  }
+  if (Run(as_user + server->bindir_ + "/pg_ctl -D " + data + " -l " + log +
+          " -w -t 60 -o \"-k " + server->dir_ +
+          " -c listen_addresses='' -c fsync=off -c full_page_writes=off\" start > /dev/null") !=
+      0) {
+    *error = "pg_ctl start failed: " + ReadFile(log);
+    return nullptr;
+  }
+  server->started_ = true;
+  server->conninfo_ = "host=" + server->dir_ + " dbname=postgres user=engram";
+  return server;
+}
+
+PostgresServer::~PostgresServer() {
+  const std::string as_user = user_.empty() ? "" : "runuser -u " + user_ + " -- ";
+  if (started_) {
+    Run(as_user + bindir_ + "/pg_ctl -D " + dir_ + "/data -m immediate -w stop > /dev/null 2>&1");
+  }
+  std::error_code ignored;
+  if (!dir_.empty()) std::filesystem::remove_all(dir_, ignored);
+}
+
+}  // namespace engram::testing

@@ -1,0 +1,34 @@
+// A private PostgreSQL server for tests: initdb into a fresh temporary
+// directory, started on a Unix socket in that directory (no TCP), stopped and
+// removed when the object goes away. PostgreSQL refuses to run as root, so
+// when the test runs as root the server runs as the unprivileged `postgres`
+// user that Debian's package creates (or `nobody`).
+#ifndef ENGRAM_TESTS_SUPPORT_POSTGRES_SERVER_H_
+#define ENGRAM_TESTS_SUPPORT_POSTGRES_SERVER_H_
+
+#include <memory>
+#include <string>
+
+namespace engram::testing {
+
+class PostgresServer {
+ public:
+  // Starts a server from the PostgreSQL 15 binaries (ENGRAM_PG_BINDIR, else
+  // /usr/lib/postgresql/15/bin). nullptr with `*error` set when it cannot.
+  static std::unique_ptr<PostgresServer> Start(std::string* error);
+  ~PostgresServer();
+  PostgresServer(const PostgresServer&) = delete;
+  PostgresServer& operator=(const PostgresServer&) = delete;
+
+  // A libpq connection string for the server's `postgres` database.
+  const std::string& conninfo() const { return conninfo_; }
+
+ private:
+  PostgresServer() = default;
+  std::string dir_, bindir_, user_, conninfo_;
+  bool started_ = false;
+};
+
+}  // namespace engram::testing
+
+#endif  // ENGRAM_TESTS_SUPPORT_POSTGRES_SERVER_H_
