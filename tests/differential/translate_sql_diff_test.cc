@@ -3,9 +3,6 @@
 // filters (random IR, and random text in every dialect), the ids each engine
 // returns must equal the reference evaluator's. ENGRAM_DIFF_SCALE multiplies
 // the number of schemas (1 in CI; the note on issue 5 records a large run).
-#include <libpq-fe.h>
-#include <sqlite3.h>
-
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -13,6 +10,8 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <libpq-fe.h>
+#include <sqlite3.h>
 
 #include "base/number.h"
 #include "base/time.h"
@@ -172,8 +171,8 @@ class PostgresDb {
     for (const Field& f : schema.fields()) {
       if (!f.filterable) continue;
       static const std::map<FieldType, std::string> kTypes = {
-          {FieldType::kInt, "bigint"},         {FieldType::kFloat, "double precision"},
-          {FieldType::kString, "text"},        {FieldType::kBool, "boolean"},
+          {FieldType::kInt, "bigint"},           {FieldType::kFloat, "double precision"},
+          {FieldType::kString, "text"},          {FieldType::kBool, "boolean"},
           {FieldType::kDatetime, "timestamptz"}, {FieldType::kStringSet, "text[]"}};
       columns += ", " + QuoteIdent(f.name) + " " + kTypes.at(f.type);
       names.push_back(f.name);
@@ -186,7 +185,8 @@ class PostgresDb {
       }
     }
     for (const std::string& sql :
-         {std::string("DROP TABLE IF EXISTS records"), std::string("DROP TABLE IF EXISTS records_columns"),
+         {std::string("DROP TABLE IF EXISTS records"),
+          std::string("DROP TABLE IF EXISTS records_columns"),
           std::string("CREATE TABLE records(id text PRIMARY KEY, metadata jsonb)"),
           "CREATE TABLE records_columns(" + columns + ")"}) {
       ASSERT_EQ(Query(sql, {}), "");
@@ -312,18 +312,31 @@ TEST_F(TranslateSqlTest, HostileNamesAndValuesStayValues) {
   const std::string set_name = "a b $1 ? ['x'] %";
   // SQLite cannot address this one (sqlite.cc); PostgreSQL binds it.
   const std::string quoted = "q\"uote\\back";
-  auto schema = Schema::Parse(json::Dump(json::Value{
-                                  {"fields",
-                                   {{{"name", name}, {"type", "string"}, {"optional", true}},
-                                    {{"name", set_name}, {"type", "set<string>"}, {"optional", true}},
-                                    {{"name", quoted}, {"type", "string"}, {"optional", true}}}}}))
-                    .value();
-  const std::vector<std::string> hostile = {"'; DROP TABLE records; --", "\"", "\\", "a'b\"c\\d",
-                                            "$1", "?", "%", "_", "*", "x%y_z", "{\"a\":1}",
-                                            "\xe2\x80\xae", "' OR '1'='1"};
+  auto schema =
+      Schema::Parse(json::Dump(json::Value{
+                        {"fields",
+                         {{{"name", name}, {"type", "string"}, {"optional", true}},
+                          {{"name", set_name}, {"type", "set<string>"}, {"optional", true}},
+                          {{"name", quoted}, {"type", "string"}, {"optional", true}}}}}))
+          .value();
+  const std::vector<std::string> hostile = {"'; DROP TABLE records; --",
+                                            "\"",
+                                            "\\",
+                                            "a'b\"c\\d",
+                                            "$1",
+                                            "?",
+                                            "%",
+                                            "_",
+                                            "*",
+                                            "x%y_z",
+                                            "{\"a\":1}",
+                                            "\xe2\x80\xae",
+                                            "' OR '1'='1"};
   std::vector<Record> records;
   for (std::size_t i = 0; i < hostile.size(); ++i) {
-    json::Value r = {{"id", "r" + std::to_string(i)}, {name, hostile[i]}, {quoted, hostile[i]},
+    json::Value r = {{"id", "r" + std::to_string(i)},
+                     {name, hostile[i]},
+                     {quoted, hostile[i]},
                      {set_name, {hostile[i], hostile[(i + 1) % hostile.size()]}}};
     records.push_back(ParseRecord(r, *schema).value());
   }
@@ -349,8 +362,8 @@ TEST_F(TranslateSqlTest, HostileNamesAndValuesStayValues) {
         ASSERT_TRUE(std::holds_alternative<filter::Translation>(t)) << json::Dump(f);
         const auto& sql = std::get<filter::Translation>(t);
         std::string got = target == Target::kSqlite ? lite.Select(sql) : pg.Select(sql, target);
-        ASSERT_EQ(got, ExpectedIds(root, records)) << json::Dump(f) << " to "
-                                                   << filter::TargetName(target);
+        ASSERT_EQ(got, ExpectedIds(root, records))
+            << json::Dump(f) << " to " << filter::TargetName(target);
         ++checked;
       }
     }

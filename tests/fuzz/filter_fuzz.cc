@@ -1,8 +1,11 @@
 // libFuzzer target for one filter dialect (ENGRAM_FUZZ_DIALECT names it):
 // arbitrary bytes through the whole compiler. Whatever the input, compiling
 // must not crash, leak or hit undefined behaviour; a valid filter must verify,
-// print, and mean the same optimised as checked; a rejected one must carry a
-// complete diagnostic whose message is valid UTF-8.
+// print, and mean the same optimised as checked, and translate to every
+// target or be refused with a located `filter.unsupported` (an SQL
+// translation binding exactly as many values as it has placeholders); a
+// rejected one must carry a complete diagnostic whose message is valid UTF-8.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -100,6 +103,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const Record& r : FuzzRecords(*schema)) {
     if (filter::Evaluate(f.checked.root, r.slots) != filter::Evaluate(f.optimized.root, r.slots)) {
       std::abort();
+    }
+  }
+  for (filter::Target target : filter::kAllTargets) {
+    Checked<filter::Translation> t =
+        filter::TranslateCompiled(f, filter::Dialect(ENGRAM_FUZZ_DIALECT), target);
+    if (!t.ok()) {
+      if (t.diagnostic().kind != "filter.unsupported" || t.diagnostic().path.empty()) std::abort();
+      continue;
+    }
+    (void)json::Dump(t.value().filter);
+    if (target == filter::Target::kSqlite) {
+      const std::string& sql = t.value().filter.get_ref<const std::string&>();
+      if (static_cast<std::size_t>(std::count(sql.begin(), sql.end(), '?')) !=
+          t.value().params.size()) {
+        std::abort();
+      }
     }
   }
   return 0;

@@ -1,4 +1,4 @@
-// `engram filter check|eval` end to end, in process: output shape, exit
+// `engram filter check|eval|translate` end to end, in process: output shape, exit
 // codes, stdin, record errors with their line.
 #include "cli/cli.h"
 
@@ -105,6 +105,32 @@ TEST(Cli, EvalNamesTheLineAndFieldOfABadRecord) {
             "\"min_level\",\"message\":\"" +
                 path + ":3: field 'min_level': expected int, got string\",\"line\":3}}\n");
   std::remove(path.c_str());
+}
+
+TEST(Cli, TranslatePrintsTargetFilterAndParams) {
+  Result r = Engram({"filter", "translate", "--dialect", "retrieve", "--schema",
+                     Examples() + "knowledge.schema.json", "--to", "sqlite",
+                     R"({"op":"ge","lhs":{"value":12},"rhs":{"knowledge":"min_level"}})"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(
+      r.out,
+      R"x({"ok":true,"target":"sqlite","filter":"COALESCE(json_extract(metadata, ?) <= ?, 0)",)x"
+      R"x("params":["$.\"min_level\"",12]})x"
+      "\n");
+}
+
+TEST(Cli, TranslateRejectsWhatTheTargetCannotExpress) {
+  Result r = Engram({"filter", "translate", "--dialect", "search_memory", "--schema",
+                     "preset:memory", "--to", "postgres",
+                     R"([{"field":"title","operator":"contains","value":"Kitchen"}])"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.out,
+            R"({"ok":false,"error":{"code":400,"kind":"filter.unsupported","path":"filters[0]",)"
+            R"("message":"filters[0]: postgres cannot express icontains"}})"
+            "\n");
+  Result unknown = Engram({"filter", "translate", "--dialect", "retrieve", "--schema",
+                           "preset:memory", "--to", "oracle", "{}"});
+  EXPECT_EQ(unknown.code, 2);
 }
 
 TEST(Cli, UsageErrorsGoToStderrWithExitTwo) {

@@ -38,8 +38,9 @@ class PostgresWriter : public SqlWriter {
     return "$" + std::to_string(number);
   }
 
-  // A value bound as text and cast to the field's type. Strings compare
-  // bytewise under COLLATE "C", whatever the database's collation.
+  // A value bound as text and cast to the field's type. (Strings compare
+  // bytewise: the field side carries COLLATE "C", which wins over the
+  // database's collation.)
   std::string Literal(const Node& n, std::uint32_t slot, const Value& v) override {
     if (const auto* s = std::get_if<std::string>(&v); s && HasNul(*s)) {
       Fail(n, "a string with U+0000 (PostgreSQL text cannot hold it)");
@@ -48,17 +49,13 @@ class PostgresWriter : public SqlWriter {
       Fail(n, "a datetime before year 1");
     }
     std::string p = Bind(BoundValue(v, DatetimeAs::kRfc3339));
-    FieldType t = schema().field(slot).type;
-    if (t == FieldType::kString) return p + "::text COLLATE \"C\"";
-    return p + "::" + std::string(SqlType(t));
+    return p + "::" + std::string(SqlType(schema().field(slot).type));
   }
   std::string Contains(const Node& n) override {
     std::string f = Field(n, n.slot);
     return "strpos(" + f + ", " + Literal(n, n.slot, n.values[0]) + ") > 0";
   }
-  std::string NotNull(const std::string& expr) override {
-    return "COALESCE(" + expr + ", false)";
-  }
+  std::string NotNull(const std::string& expr) override { return "COALESCE(" + expr + ", false)"; }
   std::string TrueSql() const override { return "true"; }
   std::string FalseSql() const override { return "false"; }
 

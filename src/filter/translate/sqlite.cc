@@ -27,7 +27,13 @@ class SqliteWriter : public SqlWriter {
   std::string Field(const Node& n, std::uint32_t slot) override {
     return "json_extract(metadata, " + Path(n, slot) + ")";
   }
-  std::string Literal(const Node&, std::uint32_t, const Value& v) override {
+  // SQLite 3.40's JSON functions end a string at an escaped U+0000
+  // (json_extract of "x\u0000y" is 'x'), so such strings cannot be stored
+  // in this layout, and a literal holding one could only mislead.
+  std::string Literal(const Node& n, std::uint32_t, const Value& v) override {
+    if (const auto* s = std::get_if<std::string>(&v); s && HasNul(*s)) {
+      Fail(n, "a string with U+0000 (SQLite's JSON functions cut strings there)");
+    }
     return Bind(BoundValue(v, DatetimeAs::kMicros));
   }
   // JSON null reads as SQL NULL: absent, as in records.
@@ -78,7 +84,9 @@ const TargetSpec& SqliteTarget() {
       "COALESCE(..., 0), so an absent field is false and NOT inverts it. Not expressible: "
       "icontains (SQLite's lower() folds ASCII only) and a field name holding '\"' or '\\' (a "
       "JSON path label cannot escape them, and SQLite 3.40 matches labels against the escaped key "
-      "text). Params: the JSON paths (`$.\"name\"`) and literals in "
+      "text); and strings holding U+0000, which SQLite's JSON functions cut short (json_extract "
+      "of \"x\\u0000y\" is 'x'): a writer of this layout must refuse them, and a literal "
+      "holding one is refused. Params: the JSON paths (`$.\"name\"`) and literals in "
       "placeholder order; booleans bind as 1/0.",
       ConstructSet::All().Without({Construct::kIContains}), Translate};
   return spec;
