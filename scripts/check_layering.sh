@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fails when a component includes a component it must not (docs/architecture.md).
-# Data flows one way: base <- schema <- filter stages <- engine <- cli <- app;
+# Data flows one way: base <- schema <- filter stages <- engine <- cli <- app,
+# and base <- text/tokenize <- text/query <- engine;
 # front-ends see only include/engram/. Tests (*_test.cc, test_*.h) may
 # include what they test and its neighbours.
 set -euo pipefail
@@ -17,9 +18,11 @@ declare -A allowed=(
   [filter/check]="engram base schema filter/ast filter/ir"
   [filter/dialects]="engram base filter/ast filter/check"
   [filter/optimize]="engram base schema filter/ast filter/ir filter/eval"
-  [filter/translate]="engram base schema filter/ast filter/ir"
+  [filter/translate]="engram base schema filter/ast filter/ir filter/check filter/dialects"
   [filter]="engram base schema filter/ast filter/ir filter/eval filter/check filter/dialects filter/optimize filter/translate"
-  [engine]="engram base schema filter filter/ast filter/ir filter/eval filter/check filter/dialects filter/optimize filter/translate"
+  [text/tokenize]="engram base"
+  [text/query]="engram base text/tokenize"
+  [engine]="engram base schema filter filter/ast filter/ir filter/eval filter/check filter/dialects filter/optimize filter/translate text/tokenize text/query"
   [cli]="engram"
   [app]="cli"
 )
@@ -30,6 +33,7 @@ component_of() {
   case "$p" in
     engram/*) echo engram ;;
     filter/*/*) echo "${p%/*}" | cut -d/ -f1-2 ;;
+    text/*/*) echo "${p%/*}" | cut -d/ -f1-2 ;;
     */*) echo "${p%%/*}" ;;
     *) echo "" ;;
   esac

@@ -92,7 +92,8 @@ void AddFilterCommands(CLI::App* app, FilterOptions* o, std::string* run) {
       "translate", "Translate a filter for another store or dialect; print it or the error");
   common(translate);
   std::string targets;
-  for (const std::string& t : FilterTranslationTargets()) targets += (targets.empty() ? "" : " | ") + t;
+  for (const std::string& t : FilterTranslationTargets())
+    targets += (targets.empty() ? "" : " | ") + t;
   translate->add_option("--to", o->target, targets)
       ->required()
       ->check(CLI::IsMember(FilterTranslationTargets()));

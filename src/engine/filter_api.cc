@@ -118,9 +118,9 @@ Checked<FilterTranslation> CompiledFilterRef::Translate(std::string_view target)
   const filter::Dialect dialect = ToInternal(dialect_);
   std::optional<filter::Target> t = filter::TargetFromName(target);
   if (!t) {
-    return filter::GetDialect(dialect).render(filter::MakeFault(
-        filter::FaultCode::kUnsupported, Path(), "engram", "translations to '" +
-                                                               std::string(target) + "'"));
+    return filter::GetDialect(dialect).render(
+        filter::MakeFault(filter::FaultCode::kUnsupported, Path(), "engram",
+                          "translations to '" + std::string(target) + "'"));
   }
   Checked<filter::Translation> out = filter::TranslateCompiled(*impl_, dialect, *t);
   if (!out.ok()) return out.diagnostic();

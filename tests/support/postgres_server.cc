@@ -1,13 +1,13 @@
 #include "tests/support/postgres_server.h"
 
-#include <pwd.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace engram::testing {
 namespace {
@@ -65,8 +65,8 @@ std::unique_ptr<PostgresServer> PostgresServer::Start(std::string* error) {
     *error = "initdb failed: " + ReadFile(server->dir_ + "/initdb.log");
     return nullptr;
   }
-  if (Run(as_user + server->bindir_ + "/pg_ctl -D " + data + " -l " + log +
-          " -w -t 60 -o \"-k " + server->dir_ +
+  if (Run(as_user + server->bindir_ + "/pg_ctl -D " + data + " -l " + log + " -w -t 60 -o \"-k " +
+          server->dir_ +
           " -c listen_addresses='' -c fsync=off -c full_page_writes=off\" start > /dev/null") !=
       0) {
     *error = "pg_ctl start failed: " + ReadFile(log);

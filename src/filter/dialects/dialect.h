@@ -29,6 +29,11 @@ inline constexpr std::size_t kMaxFilterBytes = std::size_t{64} * 1024;
 inline constexpr std::size_t kMaxJsonDepth = 64;
 inline constexpr std::size_t kMaxArrayLiteral = 1024;
 
+// expr_v1's envelope and its own limits (FILTERS.md §2.2).
+inline constexpr std::string_view kExprV1Schema = "search_filter_expr/v1";
+inline constexpr std::size_t kExprV1MaxInList = 128;
+inline constexpr std::size_t kExprV1MaxStringBytes = 512;
+
 // What makes a dialect: its JSON -> AST parser, the typing Policy the one
 // checker applies to it, and how it words and locates errors.
 struct DialectSpec {

@@ -11,10 +11,6 @@
 namespace engram::filter {
 namespace {
 
-inline constexpr std::string_view kExprV1Schema = "search_filter_expr/v1";
-inline constexpr std::size_t kExprV1MaxInList = 128;
-inline constexpr std::size_t kExprV1MaxStringBytes = 512;
-
 using detail::FirstUnknownKey;
 using detail::Invalid;
 using detail::TypeOf;

@@ -3,71 +3,29 @@
 // Negations are pushed down to the leaves (De Morgan); a negated leaf is
 // written only where Chroma can say exactly "absent or not matching", and a
 // presence test only where the field's type allows one.
-#include <cstdint>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "filter/translate/targets.h"
+#include "filter/translate/translate_util.h"
 
 namespace engram::filter::detail {
 namespace {
 
-json::Value Cond(const std::string& key, const char* op, json::Value v) {
-  json::Value inner = json::Value::object();
-  inner[op] = std::move(v);
-  json::Value out = json::Value::object();
-  out[key] = std::move(inner);
-  return out;
-}
-
-// Chroma's $and/$or want two or more clauses: one is written alone.
-json::Value Junction(const char* op, std::vector<json::Value> items) {
-  if (items.size() == 1) return std::move(items[0]);
-  json::Value arr = json::Value::array();
-  for (json::Value& v : items) arr.push_back(std::move(v));
-  json::Value out = json::Value::object();
-  out[op] = std::move(arr);
-  return out;
-}
-
-const char* OrderOp(CmpOp op, bool complement) {
-  switch (op) {
-    case CmpOp::kLt:
-      return complement ? "$gte" : "$lt";
-    case CmpOp::kLe:
-      return complement ? "$gt" : "$lte";
-    case CmpOp::kGt:
-      return complement ? "$lte" : "$gt";
-    case CmpOp::kGe:
-      return complement ? "$lt" : "$gte";
-    case CmpOp::kEq:
-      return complement ? "$ne" : "$eq";
-    case CmpOp::kNe:
-      return complement ? "$eq" : "$ne";
-  }
-  return "$eq";
-}
-
-class ChromaWriter {
+// Chroma's $and/$or want two or more clauses: Junction writes one alone.
+class ChromaWriter : public WriterBase {
  public:
-  explicit ChromaWriter(const Schema& schema) : schema_(schema) {}
+  using WriterBase::WriterBase;
 
   TranslateResult Write(const Node& root) {
-    json::Value out = Expr(root, false);
-    if (failed_) return *failed_;
-    Translation t;
-    t.filter = std::move(out);
-    return t;
+    json::Value out =
+        PushNegation(root, false, [this](const Node& n, bool negated) { return Leaf(n, negated); });
+    return Finish(std::move(out));
   }
 
  private:
-  void Fail(const Node& n, std::string what) {
-    if (!failed_) failed_ = Unsupported{&n, std::move(what)};
-  }
-
-  const Field& F(const Node& n) const { return schema_.field(n.slot); }
+  const Field& F(const Node& n) const { return schema().field(n.slot); }
 
   const std::string& Key(const Node& n) {
     const std::string& name = F(n).name;
@@ -84,14 +42,7 @@ class ChromaWriter {
 
   // ints (and datetimes, as microseconds) are Chroma ints (i64), floats are
   // written with a fraction or exponent, so Chroma reads them as floats.
-  static json::Value Lit(const Value& v) {
-    if (const auto* s = std::get_if<std::string>(&v)) return *s;
-    if (const auto* b = std::get_if<bool>(&v)) return *b;
-    if (const auto* d = std::get_if<double>(&v)) return *d;
-    if (const auto* i = std::get_if<std::int64_t>(&v)) return *i;
-    if (const auto* t = std::get_if<Datetime>(&v)) return t->micros;
-    return nullptr;
-  }
+  static json::Value Lit(const Value& v) { return JsonLiteral(v, DatetimeAs::kMicros); }
 
   json::Value List(const Node& n) {
     json::Value arr = json::Value::array();
@@ -135,23 +86,12 @@ class ChromaWriter {
     return nullptr;
   }
 
-  json::Value Expr(const Node& n, bool negated) {
-    switch (n.op) {
-      case Op::kNot:
-        return Expr(n.children[0], !negated);
-      case Op::kAnd:
-      case Op::kOr: {
-        std::vector<json::Value> items;
-        for (const Node& c : n.children) items.push_back(Expr(c, negated));
-        return Junction((n.op == Op::kAnd) != negated ? "$and" : "$or", std::move(items));
-      }
-      default:
-        if (n.IsConst()) {
-          Fail(n, std::string(ConstructName(ConstructOf(n, schema_))));
-          return nullptr;
-        }
-        return negated ? Negative(n) : Positive(n);
+  json::Value Leaf(const Node& n, bool negated) {
+    if (n.IsConst()) {
+      FailConstruct(n);
+      return nullptr;
     }
+    return negated ? Negative(n) : Positive(n);
   }
 
   json::Value Positive(const Node& n) {
@@ -160,13 +100,9 @@ class ChromaWriter {
         return Present(n, "exists");
       case Op::kCmp:
         if (n.cmp == CmpOp::kNe) return PresentAndNot(n);
-        return Cond(Key(n), OrderOp(n.cmp, false), Lit(n.values[0]));
-      case Op::kRange: {
-        std::vector<json::Value> items;
-        if (n.lo) items.push_back(Cond(Key(n), n.lo->inclusive ? "$gte" : "$gt", Lit(n.lo->value)));
-        if (n.hi) items.push_back(Cond(Key(n), n.hi->inclusive ? "$lte" : "$lt", Lit(n.hi->value)));
-        return Junction("$and", std::move(items));
-      }
+        return Cond(Key(n), QueryOp(n.cmp), Lit(n.values[0]));
+      case Op::kRange:
+        return Junction("$and", BoundConds(Key(n), n, false, Lit));
       case Op::kIn:
         return Cond(Key(n), "$in", List(n));
       case Op::kHasAny: {
@@ -175,7 +111,7 @@ class ChromaWriter {
         return Junction("$or", std::move(items));
       }
       default:
-        Fail(n, std::string(ConstructName(ConstructOf(n, schema_))));
+        FailConstruct(n);
         return nullptr;
     }
   }
@@ -193,7 +129,7 @@ class ChromaWriter {
   }
 
   void FailNegated(const Node& n) {
-    Fail(n, "not over " + std::string(ConstructName(ConstructOf(n, schema_))) +
+    Fail(n, "not over " + std::string(ConstructName(ConstructOf(n, schema()))) +
                 " on an optional field (Chroma cannot select the records without the field)");
   }
 
@@ -213,7 +149,7 @@ class ChromaWriter {
         if (n.cmp == CmpOp::kNe && F(n).type == FieldType::kBool) {
           return Cond(Key(n), "$ne", !Lit(n.values[0]).get<bool>());
         }
-        if (!MaybeAbsent(n)) return Cond(Key(n), OrderOp(n.cmp, true), Lit(n.values[0]));
+        if (!MaybeAbsent(n)) return Cond(Key(n), QueryOp(n.cmp, true), Lit(n.values[0]));
         FailNegated(n);
         return nullptr;
       case Op::kRange: {
@@ -221,10 +157,7 @@ class ChromaWriter {
           FailNegated(n);
           return nullptr;
         }
-        std::vector<json::Value> items;
-        if (n.lo) items.push_back(Cond(Key(n), n.lo->inclusive ? "$lt" : "$lte", Lit(n.lo->value)));
-        if (n.hi) items.push_back(Cond(Key(n), n.hi->inclusive ? "$gt" : "$gte", Lit(n.hi->value)));
-        return Junction("$or", std::move(items));
+        return Junction("$or", BoundConds(Key(n), n, true, Lit));
       }
       case Op::kIn:
         // $nin, like $ne, also matches records without the key.
@@ -235,18 +168,11 @@ class ChromaWriter {
              "is not documented)");
         return nullptr;
       default:
-        Fail(n, std::string(ConstructName(ConstructOf(n, schema_))));
+        FailConstruct(n);
         return nullptr;
     }
   }
-
-  const Schema& schema_;
-  std::optional<Unsupported> failed_;
 };
-
-TranslateResult Translate(const Node& root, const Schema& schema) {
-  return ChromaWriter(schema).Write(root);
-}
 
 }  // namespace
 
@@ -277,7 +203,7 @@ const TargetSpec& ChromaTarget() {
                                    Construct::kContains, Construct::kIContains,
                                    Construct::kCmpFields, Construct::kCmpFieldsMixed,
                                    Construct::kInField}),
-      Translate};
+      TranslateWith<ChromaWriter>};
   return spec;
 }
 

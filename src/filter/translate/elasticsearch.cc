@@ -1,71 +1,50 @@
 // Elasticsearch (and OpenSearch): a query DSL `bool` query for the filter
 // context, over one mapped field per engram field.
 #include "filter/translate/targets.h"
+#include "filter/translate/translate_util.h"
 
 namespace engram::filter::detail {
 namespace {
 
-class Writer {
+class Writer : public WriterBase {
  public:
-  explicit Writer(const Schema& schema) : schema_(schema) {}
+  using WriterBase::WriterBase;
 
   TranslateResult Write(const Node& root) {
     json::Value out = Expr(root);
-    if (failed_) return *failed_;
-    return Translation{std::move(out)};
+    return Finish(std::move(out));
   }
 
  private:
-  void Fail(const Node& n, std::string what) {
-    if (!failed_) failed_ = Unsupported{&n, std::move(what)};
-  }
-
   // A `.` is an object path and a `*` a pattern (in exists); names starting
   // with `_` are metadata fields.
   std::string Name(const Node& n, std::uint32_t slot) {
-    const std::string& name = schema_.field(slot).name;
+    const std::string& name = schema().field(slot).name;
     if (name.empty() || name.front() == '_' || name.find_first_of(".*") != std::string::npos) {
       Fail(n, "a field name with '.' or '*', or starting with '_'");
     }
     return name;
   }
 
-  static json::Value Literal(const Value& v) {
-    if (const auto* s = std::get_if<std::string>(&v)) return *s;
-    if (const auto* i = std::get_if<std::int64_t>(&v)) return *i;
-    if (const auto* d = std::get_if<double>(&v)) return *d;
-    if (const auto* b = std::get_if<bool>(&v)) return *b;
-    if (const auto* t = std::get_if<Datetime>(&v)) return t->micros;
-    return nullptr;
-  }
-
-  static json::Value Wrap(const char* kind, json::Value body) {
-    json::Value out = json::Value::object();
-    out[kind] = std::move(body);
-    return out;
-  }
+  static json::Value Literal(const Value& v) { return JsonLiteral(v, DatetimeAs::kMicros); }
 
   // {kind: {field: body}}
   json::Value On(const Node& n, const char* kind, json::Value body) {
     json::Value inner = json::Value::object();
     inner[Name(n, n.slot)] = std::move(body);
-    return Wrap(kind, std::move(inner));
+    return Obj(kind, std::move(inner));
   }
 
   json::Value Exists(const Node& n) {
     json::Value body = json::Value::object();
     body["field"] = Name(n, n.slot);
-    return Wrap("exists", std::move(body));
+    return Obj("exists", std::move(body));
   }
 
   // Lucene orders -0.0 below 0.0 and matches a double term bit for bit;
   // engram has -0.0 == 0, so equality with zero is the range [-0.0, 0.0].
-  static bool IsZero(const Value& v) {
-    const auto* d = std::get_if<double>(&v);
-    return d != nullptr && *d == 0.0;
-  }
   json::Value Equal(const Node& n, const Value& v) {
-    if (!IsZero(v)) return On(n, "term", Literal(v));
+    if (!IsFloatZero(v)) return On(n, "term", Literal(v));
     json::Value range = json::Value::object();
     range["gte"] = -0.0;
     range["lte"] = 0.0;
@@ -73,7 +52,7 @@ class Writer {
   }
   // A zero bound that must take in -0.0 (gte 0, lt 0) is written -0.0.
   static json::Value Bound(const Value& v, bool lower, bool inclusive) {
-    if (IsZero(v)) return lower == inclusive ? -0.0 : 0.0;
+    if (IsFloatZero(v)) return lower == inclusive ? -0.0 : 0.0;
     return Literal(v);
   }
 
@@ -93,9 +72,9 @@ class Writer {
   json::Value Expr(const Node& n) {
     switch (n.op) {
       case Op::kTrue:
-        return Wrap("match_all", json::Value::object());
+        return Obj("match_all", json::Value::object());
       case Op::kFalse:
-        return Wrap("match_none", json::Value::object());
+        return Obj("match_none", json::Value::object());
       case Op::kAnd:
       case Op::kOr: {
         json::Value clauses = json::Value::array();
@@ -107,18 +86,18 @@ class Writer {
           body["should"] = std::move(clauses);
           body["minimum_should_match"] = 1;
         }
-        return Wrap("bool", std::move(body));
+        return Obj("bool", std::move(body));
       }
       // must_not alone matches every document the clause does not, those
       // without the field included.
       case Op::kNot: {
         json::Value body = json::Value::object();
         body["must_not"] = json::Value::array({Expr(n.children[0])});
-        return Wrap("bool", std::move(body));
+        return Obj("bool", std::move(body));
       }
       case Op::kExists:
         // exists skips a field whose only value is [] (no indexed value).
-        if (schema_.field(n.slot).type == FieldType::kStringSet) {
+        if (schema().field(n.slot).type == FieldType::kStringSet) {
           Fail(n, "exists on a set<string> field (an empty array is not indexed)");
         }
         return Exists(n);
@@ -129,7 +108,7 @@ class Writer {
           json::Value body = json::Value::object();
           body["filter"] = json::Value::array({Exists(n)});
           body["must_not"] = json::Value::array({Equal(n, v)});
-          return Wrap("bool", std::move(body));
+          return Obj("bool", std::move(body));
         }
         const bool lower = n.cmp == CmpOp::kGt || n.cmp == CmpOp::kGe;
         const bool inclusive = n.cmp == CmpOp::kGe || n.cmp == CmpOp::kLe;
@@ -143,7 +122,7 @@ class Writer {
         json::Value values = json::Value::array();
         bool zero = false;
         for (const Value& v : n.values) {
-          if (IsZero(v)) {
+          if (IsFloatZero(v)) {
             zero = true;
           } else {
             values.push_back(Literal(v));
@@ -155,7 +134,7 @@ class Writer {
         json::Value body = json::Value::object();
         body["should"] = std::move(should);
         body["minimum_should_match"] = 1;
-        return Wrap("bool", std::move(body));
+        return Obj("bool", std::move(body));
       }
       case Op::kRange: {
         json::Value range = json::Value::object();
@@ -180,18 +159,11 @@ class Writer {
         return On(n, "wildcard", std::move(body));
       }
       default:
-        Fail(n, std::string(ConstructName(ConstructOf(n, schema_))));
+        FailConstruct(n);
         return nullptr;
     }
   }
-
-  const Schema& schema_;
-  std::optional<Unsupported> failed_;
 };
-
-TranslateResult Translate(const Node& root, const Schema& schema) {
-  return Writer(schema).Write(root);
-}
 
 }  // namespace
 
@@ -222,7 +194,7 @@ const TargetSpec& ElasticsearchTarget() {
       "starting with `_`.",
       ConstructSet::All().Without({Construct::kIContains, Construct::kCmpFields,
                                    Construct::kCmpFieldsMixed, Construct::kInField}),
-      Translate};
+      TranslateWith<Writer>};
   return spec;
 }
 

@@ -1,33 +1,28 @@
 // LanceDB: a SQL predicate (the `where` of a search or query, parsed by
 // Lance into a DataFusion expression) over typed Arrow columns.
 #include <cmath>
-#include <cstdio>
 #include <limits>
 
 #include "filter/translate/targets.h"
+#include "filter/translate/translate_util.h"
 
 namespace engram::filter::detail {
 namespace {
 
-class Writer {
+class Writer : public WriterBase {
  public:
-  explicit Writer(const Schema& schema) : schema_(schema) {}
+  using WriterBase::WriterBase;
 
   TranslateResult Write(const Node& root) {
     std::string out = Expr(root);
-    if (failed_) return *failed_;
-    return Translation{json::Value(std::move(out))};
+    return Finish(std::move(out));
   }
 
  private:
-  void Fail(const Node& n, std::string what) {
-    if (!failed_) failed_ = Unsupported{&n, std::move(what)};
-  }
-
   // Lance quotes identifiers with backticks only; a backtick inside one
   // has no documented escape.
   std::string Column(const Node& n, std::uint32_t slot) {
-    const std::string& name = schema_.field(slot).name;
+    const std::string& name = schema().field(slot).name;
     if (name.find('`') != std::string::npos) Fail(n, "a field name with '`'");
     return "`" + name + "`";
   }
@@ -45,14 +40,6 @@ class Writer {
     return out + "'";
   }
 
-  static std::string Double(double d) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.17g", d);
-    std::string s = buf;
-    if (s.find_first_of(".e") == std::string::npos) s += ".0";
-    return s;
-  }
-
   std::string Literal(const Node& n, const Value& v) {
     if (const auto* s = std::get_if<std::string>(&v)) return Quote(n, *s);
     if (const auto* i = std::get_if<std::int64_t>(&v)) {
@@ -61,7 +48,7 @@ class Writer {
       return *i < 0 ? "(" + std::to_string(*i) + ")" : std::to_string(*i);
     }
     if (const auto* d = std::get_if<double>(&v)) {
-      return std::signbit(*d) ? "(" + Double(*d) + ")" : Double(*d);
+      return std::signbit(*d) ? "(" + FloatLiteral(*d) + ")" : FloatLiteral(*d);
     }
     if (const auto* b = std::get_if<bool>(&v)) return *b ? "TRUE" : "FALSE";
     if (const auto* t = std::get_if<Datetime>(&v)) {
@@ -71,19 +58,14 @@ class Writer {
     return "";
   }
 
-  static bool IsZero(const Value& v) {
-    const auto* d = std::get_if<double>(&v);
-    return d != nullptr && *d == 0.0;
-  }
-
   // Arrow compares floats by total order (-0.0 < 0.0); engram has -0.0 == 0.
   std::string Equal(const Node& n, const std::string& col, const Value& v) {
-    if (IsZero(v)) return "(" + col + " >= (-0.0) AND " + col + " <= 0.0)";
+    if (IsFloatZero(v)) return "(" + col + " >= (-0.0) AND " + col + " <= 0.0)";
     return col + " = " + Literal(n, v);
   }
   // A zero bound that must take in -0.0 (>= 0, < 0) is written -0.0.
   std::string Bound(const Node& n, const Value& v, bool lower, bool inclusive) {
-    if (IsZero(v)) return lower == inclusive ? "(-0.0)" : "0.0";
+    if (IsFloatZero(v)) return lower == inclusive ? "(-0.0)" : "0.0";
     return Literal(n, v);
   }
 
@@ -91,24 +73,6 @@ class Writer {
   // unknown, so NOT inverts it exactly.
   static std::string Guard(const std::string& col, const std::string& test) {
     return "(" + col + " IS NOT NULL AND " + test + ")";
-  }
-
-  static const char* CmpSql(CmpOp op) {
-    switch (op) {
-      case CmpOp::kEq:
-        return " = ";
-      case CmpOp::kNe:
-        return " <> ";
-      case CmpOp::kLt:
-        return " < ";
-      case CmpOp::kLe:
-        return " <= ";
-      case CmpOp::kGt:
-        return " > ";
-      case CmpOp::kGe:
-        return " >= ";
-    }
-    return " = ";
   }
 
   std::string Cmp(const Node& n, const std::string& col, CmpOp op, const Value& v) {
@@ -119,10 +83,10 @@ class Writer {
         return "NOT " + Equal(n, col, v);
       case CmpOp::kLt:
       case CmpOp::kLe:
-        return col + CmpSql(op) + Bound(n, v, false, op == CmpOp::kLe);
+        return col + SqlOp(op) + Bound(n, v, false, op == CmpOp::kLe);
       case CmpOp::kGt:
       case CmpOp::kGe:
-        return col + CmpSql(op) + Bound(n, v, true, op == CmpOp::kGe);
+        return col + SqlOp(op) + Bound(n, v, true, op == CmpOp::kGe);
     }
     return "";
   }
@@ -136,14 +100,11 @@ class Writer {
       case Op::kNot:
         return "NOT " + Expr(n.children[0]);
       case Op::kAnd:
-      case Op::kOr: {
-        std::string out = "(";
-        for (std::size_t i = 0; i < n.children.size(); ++i) {
-          if (i > 0) out += n.op == Op::kAnd ? " AND " : " OR ";
-          out += Expr(n.children[i]);
-        }
-        return out + ")";
-      }
+      case Op::kOr:
+        return "(" +
+               Join(n.children, n.op == Op::kAnd ? " AND " : " OR ",
+                    [&](const Node& c) { return Expr(c); }) +
+               ")";
       default:
         break;
     }
@@ -154,29 +115,21 @@ class Writer {
       case Op::kCmp:
         return Guard(c, Cmp(n, c, n.cmp, n.values[0]));
       case Op::kIn: {
-        std::string test = "(";
-        for (std::size_t i = 0; i < n.values.size(); ++i) {
-          if (i > 0) test += " OR ";
-          test += Equal(n, c, n.values[i]);
-        }
-        return Guard(c, test + ")");
+        std::string test = Join(n.values, " OR ", [&](const Value& v) { return Equal(n, c, v); });
+        return Guard(c, "(" + test + ")");
       }
       case Op::kHasAny: {
-        std::string list = "[";
-        for (std::size_t i = 0; i < n.values.size(); ++i) {
-          if (i > 0) list += ", ";
-          list += Literal(n, n.values[i]);
-        }
-        return Guard(c, "array_has_any(" + c + ", " + list + "])");
+        std::string list = Join(n.values, ", ", [&](const Value& v) { return Literal(n, v); });
+        return Guard(c, "array_has_any(" + c + ", [" + list + "])");
       }
       case Op::kRange: {
         std::string test;
         if (n.lo)
-          test =
-              c + (n.lo->inclusive ? " >= " : " > ") + Bound(n, n.lo->value, true, n.lo->inclusive);
+          test = c + SqlOp(LowerBoundOp(n.lo->inclusive)) +
+                 Bound(n, n.lo->value, true, n.lo->inclusive);
         if (n.hi) {
           if (!test.empty()) test += " AND ";
-          test += c + (n.hi->inclusive ? " <= " : " < ") +
+          test += c + SqlOp(UpperBoundOp(n.hi->inclusive)) +
                   Bound(n, n.hi->value, false, n.hi->inclusive);
         }
         return Guard(c, test);
@@ -187,11 +140,10 @@ class Writer {
       case Op::kCmpFields: {
         const std::string d = Column(n, n.other);
         // Two float columns: -0.0 and 0.0 must compare equal.
-        if (schema_.field(n.slot).type == FieldType::kFloat) {
+        if (schema().field(n.slot).type == FieldType::kFloat) {
           Fail(n, "a comparison between float fields (Arrow orders -0.0 below 0.0)");
         }
-        return "(" + c + " IS NOT NULL AND " + d + " IS NOT NULL AND " + c + CmpSql(n.cmp) + d +
-               ")";
+        return "(" + c + " IS NOT NULL AND " + d + " IS NOT NULL AND " + c + SqlOp(n.cmp) + d + ")";
       }
       case Op::kInField: {
         const std::string d = Column(n, n.other);
@@ -199,18 +151,11 @@ class Writer {
                "))";
       }
       default:
-        Fail(n, std::string(ConstructName(ConstructOf(n, schema_))));
+        FailConstruct(n);
         return "";
     }
   }
-
-  const Schema& schema_;
-  std::optional<Unsupported> failed_;
 };
-
-TranslateResult Translate(const Node& root, const Schema& schema) {
-  return Writer(schema).Write(root);
-}
 
 }  // namespace
 
@@ -233,7 +178,8 @@ const TargetSpec& LancedbTarget() {
       "compared with a float column (DataFusion casts the int to double) or two float columns "
       "(-0.0 vs 0.0), string literals with U+0000 or `\\` (Lance's SQL dialect may read "
       "backslash escapes), field names with a backtick, the int -2^63 (no literal).",
-      ConstructSet::All().Without({Construct::kIContains, Construct::kCmpFieldsMixed}), Translate};
+      ConstructSet::All().Without({Construct::kIContains, Construct::kCmpFieldsMixed}),
+      TranslateWith<Writer>};
   return spec;
 }
 

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "filter/translate/targets.h"
+#include "filter/translate/translate_util.h"
 
 namespace engram::filter::detail {
 namespace {
@@ -38,35 +39,30 @@ bool IsKeyword(const std::string& name) {
   return false;
 }
 
-// Milvus field names: a letter or `_`, then letters, digits and `_`.
-bool IsIdentifier(const std::string& s) {
-  if (s.empty()) return false;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const char c = s[i];
-    const bool alpha = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
-    if (!alpha && !(i > 0 && c >= '0' && c <= '9')) return false;
-  }
-  return !IsKeyword(s);
+// Milvus spells equality `==` and `!=`; the orderings as SQL does.
+const char* CmpText(CmpOp op) {
+  if (op == CmpOp::kEq) return " == ";
+  if (op == CmpOp::kNe) return " != ";
+  return SqlOp(op);
 }
 
-class Writer {
+class Writer : public WriterBase {
  public:
-  explicit Writer(const Schema& schema) : schema_(schema) {}
+  using WriterBase::WriterBase;
 
   TranslateResult Write(const Node& root) {
     std::string out = Expr(root);
-    if (failed_) return *failed_;
-    return Translation{json::Value(std::move(out))};
+    return Finish(std::move(out));
   }
 
  private:
-  void Fail(const Node& n, std::string what) {
-    if (!failed_) failed_ = Unsupported{&n, std::move(what)};
-  }
-
+  // Milvus field names: a letter or `_`, then letters, digits and `_`, and
+  // not a word of the grammar.
   std::string Name(const Node& n, std::uint32_t slot) {
-    const std::string& name = schema_.field(slot).name;
-    if (!IsIdentifier(name)) Fail(n, "a field name that is not an identifier");
+    const std::string& name = schema().field(slot).name;
+    if (!IsPlainIdentifier(name) || IsKeyword(name)) {
+      Fail(n, "a field name that is not an identifier");
+    }
     return name;
   }
 
@@ -103,35 +99,10 @@ class Writer {
       if (*i == std::numeric_limits<std::int64_t>::min()) Fail(n, "the int -2^63");
       return std::to_string(*i);
     }
-    if (const auto* d = std::get_if<double>(&v)) {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%.17g", *d);
-      std::string s = buf;
-      // A float literal needs a fraction or an exponent.
-      if (s.find_first_of(".e") == std::string::npos) s += ".0";
-      return s;
-    }
+    if (const auto* d = std::get_if<double>(&v)) return FloatLiteral(*d);
     if (const auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
     if (const auto* t = std::get_if<Datetime>(&v)) return std::to_string(t->micros);
     return "";
-  }
-
-  static const char* CmpSql(CmpOp op) {
-    switch (op) {
-      case CmpOp::kEq:
-        return " == ";
-      case CmpOp::kNe:
-        return " != ";
-      case CmpOp::kLt:
-        return " < ";
-      case CmpOp::kLe:
-        return " <= ";
-      case CmpOp::kGt:
-        return " > ";
-      case CmpOp::kGe:
-        return " >= ";
-    }
-    return " == ";
   }
 
   // `(f IS NOT NULL and test)`: false where the field is null, whatever
@@ -141,12 +112,7 @@ class Writer {
   }
 
   std::string List(const Node& n) {
-    std::string out = "[";
-    for (std::size_t i = 0; i < n.values.size(); ++i) {
-      if (i > 0) out += ", ";
-      out += Literal(n, n.values[i]);
-    }
-    return out + "]";
+    return "[" + Join(n.values, ", ", [&](const Value& v) { return Literal(n, v); }) + "]";
   }
 
   std::string Expr(const Node& n) {
@@ -158,14 +124,11 @@ class Writer {
       case Op::kNot:
         return "not " + Expr(n.children[0]);
       case Op::kAnd:
-      case Op::kOr: {
-        std::string out = "(";
-        for (std::size_t i = 0; i < n.children.size(); ++i) {
-          if (i > 0) out += n.op == Op::kAnd ? " and " : " or ";
-          out += Expr(n.children[i]);
-        }
-        return out + ")";
-      }
+      case Op::kOr:
+        return "(" +
+               Join(n.children, n.op == Op::kAnd ? " and " : " or ",
+                    [&](const Node& c) { return Expr(c); }) +
+               ")";
       default:
         break;
     }
@@ -174,17 +137,17 @@ class Writer {
       case Op::kExists:
         return "(" + f + " IS NOT NULL)";
       case Op::kCmp:
-        return Guard(f, f + CmpSql(n.cmp) + Literal(n, n.values[0]));
+        return Guard(f, f + CmpText(n.cmp) + Literal(n, n.values[0]));
       case Op::kIn:
         return Guard(f, f + " in " + List(n));
       case Op::kHasAny:
         return Guard(f, "array_contains_any(" + f + ", " + List(n) + ")");
       case Op::kRange: {
         std::string test;
-        if (n.lo) test = f + (n.lo->inclusive ? " >= " : " > ") + Literal(n, n.lo->value);
+        if (n.lo) test = f + SqlOp(LowerBoundOp(n.lo->inclusive)) + Literal(n, n.lo->value);
         if (n.hi) {
           if (!test.empty()) test += " and ";
-          test += f + (n.hi->inclusive ? " <= " : " < ") + Literal(n, n.hi->value);
+          test += f + SqlOp(UpperBoundOp(n.hi->inclusive)) + Literal(n, n.hi->value);
         }
         return Guard(f, test);
       }
@@ -198,22 +161,15 @@ class Writer {
       }
       case Op::kCmpFields: {
         const std::string g = Name(n, n.other);
-        return "(" + f + " IS NOT NULL and " + g + " IS NOT NULL and " + f + CmpSql(n.cmp) + g +
+        return "(" + f + " IS NOT NULL and " + g + " IS NOT NULL and " + f + CmpText(n.cmp) + g +
                ")";
       }
       default:
-        Fail(n, std::string(ConstructName(ConstructOf(n, schema_))));
+        FailConstruct(n);
         return "";
     }
   }
-
-  const Schema& schema_;
-  std::optional<Unsupported> failed_;
 };
-
-TranslateResult Translate(const Node& root, const Schema& schema) {
-  return Writer(schema).Write(root);
-}
 
 }  // namespace
 
@@ -235,7 +191,7 @@ const TargetSpec& MilvusTarget() {
       "(`array_contains` takes a constant), a string with U+0000, the int -2^63 (no literal).",
       ConstructSet::All().Without(
           {Construct::kIContains, Construct::kCmpFieldsMixed, Construct::kInField}),
-      Translate};
+      TranslateWith<Writer>};
   return spec;
 }
 

@@ -4,44 +4,20 @@
 // as engram does; only `ne` ("present and different") needs an explicit
 // `$exists: true`, since MongoDB's `$ne` also matches missing fields.
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <utility>
 
 #include "filter/translate/targets.h"
+#include "filter/translate/translate_util.h"
 
 namespace engram::filter::detail {
 namespace {
-
-json::Value Obj(const std::string& key, json::Value v) {
-  json::Value out = json::Value::object();
-  out[key] = std::move(v);
-  return out;
-}
 
 json::Value Arr(json::Value a, json::Value b) {
   json::Value arr = json::Value::array();
   arr.push_back(std::move(a));
   arr.push_back(std::move(b));
   return arr;
-}
-
-const char* QueryOp(CmpOp op) {
-  switch (op) {
-    case CmpOp::kEq:
-      return "$eq";
-    case CmpOp::kNe:
-      return "$ne";
-    case CmpOp::kLt:
-      return "$lt";
-    case CmpOp::kLe:
-      return "$lte";
-    case CmpOp::kGt:
-      return "$gt";
-    case CmpOp::kGe:
-      return "$gte";
-  }
-  return "$eq";
 }
 
 // A byte string as a PCRE pattern that matches exactly it: ASCII letters and
@@ -67,29 +43,22 @@ std::string RegexLiteral(const std::string& s) {
   return out;
 }
 
-class MongoWriter {
+class MongoWriter : public WriterBase {
  public:
-  explicit MongoWriter(const Schema& schema) : schema_(schema) {}
+  using WriterBase::WriterBase;
 
   TranslateResult Write(const Node& root) {
     json::Value out = Expr(root);
-    if (failed_) return *failed_;
-    Translation t;
-    t.filter = std::move(out);
-    return t;
+    return Finish(std::move(out));
   }
 
  private:
-  void Fail(const Node& n, std::string what) {
-    if (!failed_) failed_ = Unsupported{&n, std::move(what)};
-  }
-
   // A field name as a query path: a `.` would name a nested field, and BSON
   // keys cannot hold U+0000.
   const std::string& Key(const Node& n, std::uint32_t slot) {
-    const std::string& name = schema_.field(slot).name;
+    const std::string& name = schema().field(slot).name;
     if (name.find('.') != std::string::npos) Fail(n, "a field name with '.'");
-    if (name.find('\0') != std::string::npos) Fail(n, "a field name with U+0000");
+    if (HasNul(name)) Fail(n, "a field name with U+0000");
     return name;
   }
 
@@ -127,10 +96,9 @@ class MongoWriter {
         return Obj("$nor", json::Value::array({Expr(n.children[0])}));
       case Op::kAnd:
       case Op::kOr: {
-        if (n.children.size() == 1) return Expr(n.children[0]);
-        json::Value arr = json::Value::array();
-        for (const Node& c : n.children) arr.push_back(Expr(c));
-        return Obj(n.op == Op::kAnd ? "$and" : "$or", std::move(arr));
+        std::vector<json::Value> items;
+        for (const Node& c : n.children) items.push_back(Expr(c));
+        return Junction(n.op == Op::kAnd ? "$and" : "$or", std::move(items));
       }
       default:
         return Leaf(n);
@@ -150,8 +118,8 @@ class MongoWriter {
       }
       case Op::kRange: {
         json::Value ops = json::Value::object();
-        if (n.lo) ops[n.lo->inclusive ? "$gte" : "$gt"] = Lit(n.lo->value);
-        if (n.hi) ops[n.hi->inclusive ? "$lte" : "$lt"] = Lit(n.hi->value);
+        if (n.lo) ops[QueryOp(LowerBoundOp(n.lo->inclusive))] = Lit(n.lo->value);
+        if (n.hi) ops[QueryOp(UpperBoundOp(n.hi->inclusive))] = Lit(n.hi->value);
         return Obj(Key(n, n.slot), std::move(ops));
       }
       case Op::kIn:
@@ -163,7 +131,7 @@ class MongoWriter {
       }
       case Op::kContains: {
         const std::string& s = std::get<std::string>(n.values[0]);
-        if (s.find('\0') != std::string::npos) Fail(n, "a substring with U+0000 ($regex)");
+        if (HasNul(s)) Fail(n, "a substring with U+0000 ($regex)");
         return Cond(n, "$regex", RegexLiteral(s));
       }
       case Op::kCmpFields: {
@@ -180,18 +148,11 @@ class MongoWriter {
                                             Obj("$in", Arr(Ref(n, n.slot), std::move(set))))));
       }
       default:
-        Fail(n, std::string(ConstructName(ConstructOf(n, schema_))));
+        FailConstruct(n);
         return nullptr;
     }
   }
-
-  const Schema& schema_;
-  std::optional<Unsupported> failed_;
 };
-
-TranslateResult Translate(const Node& root, const Schema& schema) {
-  return MongoWriter(schema).Write(root);
-}
 
 }  // namespace
 
@@ -218,7 +179,7 @@ const TargetSpec& MongodbTarget() {
       "`{\"$nor\":[{}]}`. Not expressible: icontains (MongoDB's case-insensitive regex is not "
       "Unicode simple case folding), field names with `.` (a path into a subdocument) or "
       "U+0000, and a contains literal with U+0000.",
-      ConstructSet::All().Without({Construct::kIContains}), Translate};
+      ConstructSet::All().Without({Construct::kIContains}), TranslateWith<MongoWriter>};
   return spec;
 }
 

@@ -3,103 +3,54 @@
 // so negations are pushed down to the leaves (De Morgan) and each negated
 // leaf on a field that may be absent gets an `$exists: false` branch.
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "filter/translate/targets.h"
+#include "filter/translate/translate_util.h"
 
 namespace engram::filter::detail {
 namespace {
 
-// Pinecone stores every number as a 64-bit float. Rounding is monotonic, so a
-// stored value beyond ±2^53 still compares correctly with a literal of smaller
-// magnitude; a literal of 2^53 or more could equal a rounded neighbour.
-constexpr std::int64_t kMaxExact = (std::int64_t{1} << 53) - 1;
-
-json::Value Cond(const std::string& key, const char* op, json::Value v) {
-  json::Value inner = json::Value::object();
-  inner[op] = std::move(v);
-  json::Value out = json::Value::object();
-  out[key] = std::move(inner);
-  return out;
-}
-
-json::Value Junction(const char* op, std::vector<json::Value> items) {
-  if (items.size() == 1) return std::move(items[0]);
-  json::Value arr = json::Value::array();
-  for (json::Value& v : items) arr.push_back(std::move(v));
-  json::Value out = json::Value::object();
-  out[op] = std::move(arr);
-  return out;
-}
-
-// The operator of `op`, or of its complement when `complement` (numbers have
-// no NaN here, so `not (x < v)` on a present x is `x >= v`).
-const char* OrderOp(CmpOp op, bool complement) {
-  switch (op) {
-    case CmpOp::kLt:
-      return complement ? "$gte" : "$lt";
-    case CmpOp::kLe:
-      return complement ? "$gt" : "$lte";
-    case CmpOp::kGt:
-      return complement ? "$lte" : "$gt";
-    case CmpOp::kGe:
-      return complement ? "$lt" : "$gte";
-    case CmpOp::kEq:
-      return complement ? "$ne" : "$eq";
-    case CmpOp::kNe:
-      return complement ? "$eq" : "$ne";
-  }
-  return "$eq";
-}
-
-class PineconeWriter {
+class PineconeWriter : public WriterBase {
  public:
-  explicit PineconeWriter(const Schema& schema) : schema_(schema) {}
+  using WriterBase::WriterBase;
 
   TranslateResult Write(const Node& root) {
-    json::Value out = Expr(root, false);
-    if (failed_) return *failed_;
-    Translation t;
-    t.filter = std::move(out);
-    return t;
+    json::Value out =
+        PushNegation(root, false, [this](const Node& n, bool negated) { return Leaf(n, negated); });
+    return Finish(std::move(out));
   }
 
  private:
-  void Fail(const Node& n, std::string what) {
-    if (!failed_) failed_ = Unsupported{&n, std::move(what)};
-  }
-
-  const std::string& Key(const Node& n) const { return schema_.field(n.slot).name; }
+  const std::string& Key(const Node& n) const { return schema().field(n.slot).name; }
 
   // An empty set<string> is stored without the key (Pinecone keeps no empty
   // lists reliably), so a set field may be absent whatever its presence.
   bool MaybeAbsent(const Node& n) const {
-    const Field& f = schema_.field(n.slot);
+    const Field& f = schema().field(n.slot);
     return f.presence == Presence::kOptional || f.type == FieldType::kStringSet;
   }
 
+  // Pinecone stores every number as a 64-bit float. Rounding is monotonic, so
+  // a stored value beyond ±2^53 still compares correctly with a literal of
+  // smaller magnitude; a literal of 2^53 or more could equal a rounded
+  // neighbour.
   json::Value Lit(const Node& n, const Value& v) {
-    if (const auto* s = std::get_if<std::string>(&v)) return *s;
-    if (const auto* b = std::get_if<bool>(&v)) return *b;
-    if (const auto* d = std::get_if<double>(&v)) return *d;
-    if (const auto* i = std::get_if<std::int64_t>(&v)) {
-      if (*i > kMaxExact || *i < -kMaxExact) {
-        Fail(n, "an int beyond ±(2^53-1) (Pinecone stores numbers as 64-bit floats)");
-      }
-      return *i;
+    if (const auto* i = std::get_if<std::int64_t>(&v); i && Exceeds(*i, kMaxSafeInt)) {
+      Fail(n, "an int beyond ±(2^53-1) (Pinecone stores numbers as 64-bit floats)");
     }
-    if (const auto* t = std::get_if<Datetime>(&v)) {
-      if (t->micros > kMaxExact || t->micros < -kMaxExact) {
-        Fail(n,
-             "a datetime more than 2^53-1 microseconds from 1970 (stored as a 64-bit float "
-             "number of microseconds)");
-      }
-      return t->micros;
+    if (const auto* t = std::get_if<Datetime>(&v); t && Exceeds(t->micros, kMaxSafeInt)) {
+      Fail(n,
+           "a datetime more than 2^53-1 microseconds from 1970 (stored as a 64-bit float "
+           "number of microseconds)");
     }
-    return nullptr;
+    return JsonLiteral(v, DatetimeAs::kMicros);
+  }
+
+  auto LitOf(const Node& n) {
+    return [this, &n](const Value& v) { return Lit(n, v); };
   }
 
   json::Value List(const Node& n) {
@@ -123,30 +74,19 @@ class PineconeWriter {
                     {Cond(key, "$exists", true), Cond(key, "$exists", false)});
   }
 
-  json::Value Expr(const Node& n, bool negated) {
-    switch (n.op) {
-      case Op::kTrue:
-      case Op::kFalse:
-        if (schema_.fields().empty()) {
-          Fail(n, "a constant filter over a schema without fields");
-          return nullptr;
-        }
-        return Constant((n.op == Op::kTrue) != negated, schema_.field(0).name);
-      case Op::kNot:
-        return Expr(n.children[0], !negated);
-      case Op::kAnd:
-      case Op::kOr: {
-        std::vector<json::Value> items;
-        for (const Node& c : n.children) items.push_back(Expr(c, negated));
-        return Junction((n.op == Op::kAnd) != negated ? "$and" : "$or", std::move(items));
+  json::Value Leaf(const Node& n, bool negated) {
+    if (n.IsConst()) {
+      if (schema().fields().empty()) {
+        Fail(n, "a constant filter over a schema without fields");
+        return nullptr;
       }
-      default:
-        return negated ? Negative(n) : Positive(n);
+      return Constant((n.op == Op::kTrue) != negated, schema().field(0).name);
     }
+    return negated ? Negative(n) : Positive(n);
   }
 
   json::Value Positive(const Node& n) {
-    const FieldType type = schema_.field(n.slot).type;
+    const FieldType type = schema().field(n.slot).type;
     switch (n.op) {
       case Op::kExists:
         if (type == FieldType::kStringSet) {
@@ -154,15 +94,9 @@ class PineconeWriter {
         }
         return Cond(Key(n), "$exists", true);
       case Op::kCmp:
-        return Cond(Key(n), OrderOp(n.cmp, false), Lit(n, n.values[0]));
-      case Op::kRange: {
-        std::vector<json::Value> items;
-        if (n.lo)
-          items.push_back(Cond(Key(n), n.lo->inclusive ? "$gte" : "$gt", Lit(n, n.lo->value)));
-        if (n.hi)
-          items.push_back(Cond(Key(n), n.hi->inclusive ? "$lte" : "$lt", Lit(n, n.hi->value)));
-        return Junction("$and", std::move(items));
-      }
+        return Cond(Key(n), QueryOp(n.cmp), Lit(n, n.values[0]));
+      case Op::kRange:
+        return Junction("$and", BoundConds(Key(n), n, false, LitOf(n)));
       case Op::kIn: {
         // Pinecone's $in takes strings and numbers only.
         if (type != FieldType::kBool) return Cond(Key(n), "$in", List(n));
@@ -174,13 +108,13 @@ class PineconeWriter {
         // $in on a list of strings matches when any element is in the list.
         return Cond(Key(n), "$in", List(n));
       default:
-        Fail(n, std::string(ConstructName(ConstructOf(n, schema_))));
+        FailConstruct(n);
         return nullptr;
     }
   }
 
   json::Value Negative(const Node& n) {
-    const FieldType type = schema_.field(n.slot).type;
+    const FieldType type = schema().field(n.slot).type;
     switch (n.op) {
       case Op::kExists:
         if (type == FieldType::kStringSet) {
@@ -188,13 +122,9 @@ class PineconeWriter {
         }
         return Absent(n);
       case Op::kCmp:
-        return OrAbsent(n, Cond(Key(n), OrderOp(n.cmp, true), Lit(n, n.values[0])));
+        return OrAbsent(n, Cond(Key(n), QueryOp(n.cmp, true), Lit(n, n.values[0])));
       case Op::kRange: {
-        std::vector<json::Value> items;
-        if (n.lo)
-          items.push_back(Cond(Key(n), n.lo->inclusive ? "$lt" : "$lte", Lit(n, n.lo->value)));
-        if (n.hi)
-          items.push_back(Cond(Key(n), n.hi->inclusive ? "$gt" : "$gte", Lit(n, n.hi->value)));
+        std::vector<json::Value> items = BoundConds(Key(n), n, true, LitOf(n));
         if (MaybeAbsent(n)) items.push_back(Absent(n));
         return Junction("$or", std::move(items));
       }
@@ -210,18 +140,11 @@ class PineconeWriter {
         // $nin on a list matches when no element is in the list.
         return OrAbsent(n, Cond(Key(n), "$nin", List(n)));
       default:
-        Fail(n, std::string(ConstructName(ConstructOf(n, schema_))));
+        FailConstruct(n);
         return nullptr;
     }
   }
-
-  const Schema& schema_;
-  std::optional<Unsupported> failed_;
 };
-
-TranslateResult Translate(const Node& root, const Schema& schema) {
-  return PineconeWriter(schema).Write(root);
-}
 
 }  // namespace
 
@@ -247,7 +170,7 @@ const TargetSpec& PineconeTarget() {
       ConstructSet::All().Without({Construct::kOrderString, Construct::kContains,
                                    Construct::kIContains, Construct::kCmpFields,
                                    Construct::kCmpFieldsMixed, Construct::kInField}),
-      Translate};
+      TranslateWith<PineconeWriter>};
   return spec;
 }
 

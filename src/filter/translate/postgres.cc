@@ -1,7 +1,6 @@
 // PostgreSQL: a WHERE clause with `$n` placeholders, over a JSONB `metadata`
 // column (as pgvector, LangChain and Supabase users store metadata) or over
 // one typed column per field.
-#include "base/time.h"
 #include "filter/translate/sql_writer.h"
 #include "filter/translate/targets.h"
 
@@ -48,7 +47,7 @@ class PostgresWriter : public SqlWriter {
     if (const auto* t = std::get_if<Datetime>(&v); t && t->micros < kYearOneMicros) {
       Fail(n, "a datetime before year 1");
     }
-    std::string p = Bind(BoundValue(v, DatetimeAs::kRfc3339));
+    std::string p = Bind(JsonLiteral(v, DatetimeAs::kRfc3339));
     return p + "::" + std::string(SqlType(schema().field(slot).type));
   }
   std::string Contains(const Node& n) override {
@@ -61,10 +60,7 @@ class PostgresWriter : public SqlWriter {
 
   std::string TextArray(const Node& n) {
     std::string out = "ARRAY[";
-    for (std::size_t i = 0; i < n.values.size(); ++i) {
-      if (i > 0) out += ", ";
-      out += Literal(n, n.slot, n.values[i]);
-    }
+    out += Join(n.values, ", ", [&](const Value& v) { return Literal(n, n.slot, v); });
     return out + "]::text[]";
   }
 };
@@ -147,14 +143,6 @@ constexpr std::string_view kCommon =
     "comparison), a string literal holding U+0000 (text cannot hold it), a datetime before year "
     "1.";
 
-TranslateResult TranslateJsonb(const Node& root, const Schema& schema) {
-  return JsonbWriter(schema).Write(root);
-}
-
-TranslateResult TranslateColumns(const Node& root, const Schema& schema) {
-  return ColumnsWriter(schema).Write(root);
-}
-
 }  // namespace
 
 const TargetSpec& PostgresTarget() {
@@ -167,7 +155,8 @@ const TargetSpec& PostgresTarget() {
       "the JSONB `?|` and `?` operators (https://www.postgresql.org/docs/15/functions-json.html). "
       "Field names are bound parameters too." +
       std::string(kCommon);
-  static const TargetSpec spec{Target::kPostgres, "postgres", notes, kSupports, TranslateJsonb};
+  static const TargetSpec spec{Target::kPostgres, "postgres", notes, kSupports,
+                               TranslateWith<JsonbWriter>};
   return spec;
 }
 
@@ -179,7 +168,7 @@ const TargetSpec& PostgresColumnsTarget() {
       "`= ANY` (https://www.postgresql.org/docs/15/functions-array.html)." +
       std::string(kCommon);
   static const TargetSpec spec{Target::kPostgresColumns, "postgres_columns", notes, kSupports,
-                               TranslateColumns};
+                               TranslateWith<ColumnsWriter>};
   return spec;
 }
 

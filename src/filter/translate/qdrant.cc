@@ -10,24 +10,14 @@
 
 #include "base/time.h"
 #include "filter/translate/targets.h"
+#include "filter/translate/translate_util.h"
 
 namespace engram::filter::detail {
 namespace {
 
-// Qdrant's `range` reads numbers as 64-bit floats; rounding is monotonic, so
-// stored ints beyond ±2^53 still compare correctly with smaller literals.
-constexpr std::int64_t kMaxExact = (std::int64_t{1} << 53) - 1;
-
-json::Value Obj(const char* key, json::Value v) {
-  json::Value out = json::Value::object();
-  out[key] = std::move(v);
-  return out;
-}
-
+// Qdrant's clauses keep a list of one as it is.
 json::Value Clause(const char* clause, std::vector<json::Value> items) {
-  json::Value arr = json::Value::array();
-  for (json::Value& v : items) arr.push_back(std::move(v));
-  return Obj(clause, std::move(arr));
+  return Obj(clause, Array(std::move(items)));
 }
 
 // A payload key as Qdrant's key syntax reads it: letters, digits, `_` and `-`
@@ -46,9 +36,9 @@ std::optional<std::string> KeyPath(const std::string& name) {
   return "\"" + name + "\"";
 }
 
-class QdrantWriter {
+class QdrantWriter : public WriterBase {
  public:
-  explicit QdrantWriter(const Schema& schema) : schema_(schema) {}
+  using WriterBase::WriterBase;
 
   TranslateResult Write(const Node& root) {
     json::Value out = Expr(root);
@@ -56,20 +46,13 @@ class QdrantWriter {
     if (out.is_object() && (out.contains("key") || out.contains("is_empty"))) {
       out = Clause("must", {std::move(out)});
     }
-    if (failed_) return *failed_;
-    Translation t;
-    t.filter = std::move(out);
-    return t;
+    return Finish(std::move(out));
   }
 
  private:
-  void Fail(const Node& n, std::string what) {
-    if (!failed_) failed_ = Unsupported{&n, std::move(what)};
-  }
-
   std::string Key(const Node& n) { return Key(n, n.slot); }
   std::string Key(const Node& n, std::uint32_t slot) {
-    std::optional<std::string> key = KeyPath(schema_.field(slot).name);
+    std::optional<std::string> key = KeyPath(schema().field(slot).name);
     if (!key) {
       Fail(n, "a field name with '\"' or '\\' (Qdrant's quoted keys have no escapes)");
       return "";
@@ -80,8 +63,10 @@ class QdrantWriter {
   json::Value Num(const Node& n, const Value& v) {
     if (const auto* d = std::get_if<double>(&v)) return *d;
     if (const auto* t = std::get_if<Datetime>(&v)) return FormatDatetime(*t);
+    // `range` reads numbers as 64-bit floats; rounding is monotonic, so
+    // stored ints beyond ±2^53 still compare correctly with smaller literals.
     const std::int64_t i = std::get<std::int64_t>(v);
-    if (i > kMaxExact || i < -kMaxExact) {
+    if (Exceeds(i, kMaxSafeInt)) {
       Fail(n, "an int beyond ±(2^53-1) in an order (Qdrant's range reads 64-bit floats)");
     }
     return i;
@@ -128,7 +113,7 @@ class QdrantWriter {
         return json::Value::object();
       case Op::kFalse: {
         // A contradiction on any key: no point is both empty and not.
-        if (schema_.fields().empty()) {
+        if (schema().fields().empty()) {
           Fail(n, "a constant filter over a schema without fields");
           return nullptr;
         }
@@ -150,7 +135,7 @@ class QdrantWriter {
   }
 
   json::Value Leaf(const Node& n) {
-    const FieldType type = schema_.field(n.slot).type;
+    const FieldType type = schema().field(n.slot).type;
     switch (n.op) {
       case Op::kExists:
         // is_empty is true for a missing key, null and []: an empty set is
@@ -189,7 +174,7 @@ class QdrantWriter {
         // `match` on an array payload holds when any element matches.
         return Any(n);
       default:
-        Fail(n, std::string(ConstructName(ConstructOf(n, schema_))));
+        FailConstruct(n);
         return nullptr;
     }
   }
@@ -199,14 +184,7 @@ class QdrantWriter {
     for (const Value& v : n.values) arr.push_back(Match(v));
     return FieldCond(n, "match", Obj("any", std::move(arr)));
   }
-
-  const Schema& schema_;
-  std::optional<Unsupported> failed_;
 };
-
-TranslateResult Translate(const Node& root, const Schema& schema) {
-  return QdrantWriter(schema).Write(root);
-}
 
 }  // namespace
 
@@ -235,7 +213,7 @@ const TargetSpec& QdrantTarget() {
       ConstructSet::All().Without({Construct::kOrderString, Construct::kContains,
                                    Construct::kIContains, Construct::kCmpFields,
                                    Construct::kCmpFieldsMixed, Construct::kInField}),
-      Translate};
+      TranslateWith<QdrantWriter>};
   return spec;
 }
 

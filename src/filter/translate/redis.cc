@@ -1,48 +1,25 @@
 // Redis Query Engine (RediSearch): an FT.SEARCH query string (DIALECT 2)
 // over an index of JSON documents, TAG and NUMERIC fields.
-#include <cstdio>
-
 #include "filter/translate/targets.h"
+#include "filter/translate/translate_util.h"
 
 namespace engram::filter::detail {
 namespace {
 
-// NUMERIC fields hold doubles.
-constexpr std::int64_t kMaxExactInt = std::int64_t{1} << 53;
-
-// Field names are written bare after `@`: letters, digits and `_`.
-bool IsPlainName(const std::string& s) {
-  if (s.empty()) return false;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const char c = s[i];
-    const bool alpha = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
-    if (!alpha && !(i > 0 && c >= '0' && c <= '9')) return false;
-  }
-  return true;
-}
-
-bool IsSpace(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
-
-class Writer {
+class Writer : public WriterBase {
  public:
-  explicit Writer(const Schema& schema) : schema_(schema) {}
+  using WriterBase::WriterBase;
 
   TranslateResult Write(const Node& root) {
     std::string out = Expr(root);
-    if (failed_) return *failed_;
-    return Translation{json::Value(std::move(out))};
+    return Finish(std::move(out));
   }
 
  private:
-  void Fail(const Node& n, std::string what) {
-    if (!failed_) failed_ = Unsupported{&n, std::move(what)};
-  }
-
   std::string Field(const Node& n, std::uint32_t slot) {
-    const std::string& name = schema_.field(slot).name;
-    if (!IsPlainName(name)) Fail(n, "a field name other than [A-Za-z_][A-Za-z0-9_]*");
+    // Field names are written bare after `@`: letters, digits and `_`.
+    const std::string& name = schema().field(slot).name;
+    if (!IsPlainIdentifier(name)) Fail(n, "a field name other than [A-Za-z_][A-Za-z0-9_]*");
     return "@" + name;
   }
 
@@ -51,7 +28,7 @@ class Writer {
   // Tags are trimmed when indexed and need INDEXEMPTY when empty: an empty
   // tag or one with surrounding whitespace cannot be matched exactly.
   std::string Tag(const Node& n, const std::string& s) {
-    if (s.empty() || IsSpace(s.front()) || IsSpace(s.back())) {
+    if (!IsTrimmedNonEmpty(s)) {
       Fail(n, "an empty tag or one with surrounding whitespace");
     }
     std::string out;
@@ -64,24 +41,21 @@ class Writer {
     return out;
   }
 
+  // NUMERIC fields hold doubles.
   std::string Number(const Node& n, const Value& v) {
     if (const auto* i = std::get_if<std::int64_t>(&v)) {
-      if (*i > kMaxExactInt || *i < -kMaxExactInt) Fail(n, "an int beyond ±2^53");
+      if (Exceeds(*i, kDoubleExactInt)) Fail(n, "an int beyond ±2^53");
       return std::to_string(*i);
     }
     if (const auto* t = std::get_if<Datetime>(&v)) {
-      if (t->micros > kMaxExactInt || t->micros < -kMaxExactInt) {
-        Fail(n, "a datetime beyond ±2^53 microseconds");
-      }
+      if (Exceeds(t->micros, kDoubleExactInt)) Fail(n, "a datetime beyond ±2^53 microseconds");
       return std::to_string(t->micros);
     }
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.17g", std::get<double>(v));
-    return buf;
+    return DoubleText(std::get<double>(v));
   }
 
   bool IsTag(std::uint32_t slot) const {
-    FieldType t = schema_.field(slot).type;
+    FieldType t = schema().field(slot).type;
     return t == FieldType::kString || t == FieldType::kStringSet || t == FieldType::kBool;
   }
 
@@ -120,14 +94,11 @@ class Writer {
       case Op::kNot:
         return "-(" + Expr(n.children[0]) + ")";
       case Op::kAnd:
-      case Op::kOr: {
-        std::string out = "(";
-        for (std::size_t i = 0; i < n.children.size(); ++i) {
-          if (i > 0) out += n.op == Op::kAnd ? " " : " | ";
-          out += Expr(n.children[i]);
-        }
-        return out + ")";
-      }
+      case Op::kOr:
+        return "(" +
+               Join(n.children, n.op == Op::kAnd ? " " : " | ",
+                    [&](const Node& c) { return Expr(c); }) +
+               ")";
       case Op::kExists:
         return Present(n);
       case Op::kCmp: {
@@ -150,38 +121,22 @@ class Writer {
       }
       case Op::kIn:
       case Op::kHasAny: {
-        std::string out;
         if (IsTag(n.slot)) {
           // A tag list matches when any tag (of any element) is one of them.
-          out = Field(n, n.slot) + ":{";
-          for (std::size_t i = 0; i < n.values.size(); ++i) {
-            if (i > 0) out += " | ";
-            out += TagValue(n, n.values[i]);
-          }
+          std::string out = Field(n, n.slot) + ":{";
+          out += Join(n.values, " | ", [&](const Value& v) { return TagValue(n, v); });
           return out + "}";
         }
-        out = "(";
-        for (std::size_t i = 0; i < n.values.size(); ++i) {
-          if (i > 0) out += " | ";
-          out += Equal(n, n.values[i]);
-        }
-        return out + ")";
+        return "(" + Join(n.values, " | ", [&](const Value& v) { return Equal(n, v); }) + ")";
       }
       case Op::kRange:
         return Range(n, n.lo, n.hi);
       default:
-        Fail(n, std::string(ConstructName(ConstructOf(n, schema_))));
+        FailConstruct(n);
         return "";
     }
   }
-
-  const Schema& schema_;
-  std::optional<Unsupported> failed_;
 };
-
-TranslateResult Translate(const Node& root, const Schema& schema) {
-  return Writer(schema).Write(root);
-}
 
 }  // namespace
 
@@ -209,7 +164,7 @@ const TargetSpec& RedisTarget() {
       ConstructSet::All().Without({Construct::kOrderString, Construct::kContains,
                                    Construct::kIContains, Construct::kCmpFields,
                                    Construct::kCmpFieldsMixed, Construct::kInField}),
-      Translate};
+      TranslateWith<Writer>};
   return spec;
 }
 

@@ -1,47 +1,11 @@
 #include "filter/translate/sql_writer.h"
 
-#include <string_view>
-
-#include "base/time.h"
-
 namespace engram::filter {
-namespace {
 
-std::string_view SqlOp(CmpOp op) {
-  switch (op) {
-    case CmpOp::kEq:
-      return " = ";
-    case CmpOp::kNe:
-      return " <> ";
-    case CmpOp::kLt:
-      return " < ";
-    case CmpOp::kLe:
-      return " <= ";
-    case CmpOp::kGt:
-      return " > ";
-    case CmpOp::kGe:
-      return " >= ";
-  }
-  return " = ";
-}
-
-}  // namespace
-
-json::Value BoundValue(const Value& v, DatetimeAs datetime_as) {
-  if (const auto* s = std::get_if<std::string>(&v)) return *s;
-  if (const auto* i = std::get_if<std::int64_t>(&v)) return *i;
-  if (const auto* d = std::get_if<double>(&v)) return *d;
-  if (const auto* b = std::get_if<bool>(&v)) return *b;
-  if (const auto* t = std::get_if<Datetime>(&v)) {
-    if (datetime_as == DatetimeAs::kMicros) return t->micros;
-    return FormatDatetime(*t);
-  }
-  return nullptr;
-}
-
-bool HasNul(const std::string& s) {
-  return s.find('\0') != std::string::npos;
-}
+using detail::Join;
+using detail::LowerBoundOp;
+using detail::SqlOp;
+using detail::UpperBoundOp;
 
 std::string SqlWriter::Bind(json::Value v) {
   params_.push_back(std::move(v));
@@ -50,11 +14,7 @@ std::string SqlWriter::Bind(json::Value v) {
 
 TranslateResult SqlWriter::Write(const Node& root) {
   std::string sql = Expr(root);
-  if (failed_) return *failed_;
-  Translation t;
-  t.filter = std::move(sql);
-  t.params = std::move(params_);
-  return t;
+  return Finish(std::move(sql), std::move(params_));
 }
 
 std::string SqlWriter::Expr(const Node& n) {
@@ -68,10 +28,8 @@ std::string SqlWriter::Expr(const Node& n) {
     case Op::kAnd:
     case Op::kOr: {
       std::string out = "(";
-      for (std::size_t i = 0; i < n.children.size(); ++i) {
-        if (i > 0) out += n.op == Op::kAnd ? " AND " : " OR ";
-        out += Expr(n.children[i]);
-      }
+      out += Join(n.children, n.op == Op::kAnd ? " AND " : " OR ",
+                  [&](const Node& c) { return Expr(c); });
       return out + ")";
     }
     default:
@@ -108,13 +66,13 @@ std::string SqlWriter::Leaf(const Node& n) {
       std::string out;
       if (n.lo) {
         out = Field(n, n.slot);
-        out += n.lo->inclusive ? " >= " : " > ";
+        out += SqlOp(LowerBoundOp(n.lo->inclusive));
         out += Literal(n, n.slot, n.lo->value);
       }
       if (n.hi) {
         if (!out.empty()) out += " AND ";
         out += Field(n, n.slot);
-        out += n.hi->inclusive ? " <= " : " < ";
+        out += SqlOp(UpperBoundOp(n.hi->inclusive));
         out += Literal(n, n.slot, n.hi->value);
       }
       return NotNull(out);
@@ -122,14 +80,11 @@ std::string SqlWriter::Leaf(const Node& n) {
     case Op::kIn: {
       if (n.values.empty()) return FalseSql();
       std::string out = Field(n, n.slot) + " IN (";
-      for (std::size_t i = 0; i < n.values.size(); ++i) {
-        if (i > 0) out += ", ";
-        out += Literal(n, n.slot, n.values[i]);
-      }
+      out += Join(n.values, ", ", [&](const Value& v) { return Literal(n, n.slot, v); });
       return NotNull(out + ")");
     }
     default:
-      Fail(n, std::string(ConstructName(ConstructOf(n, schema_))));
+      FailConstruct(n);
       return "";
   }
 }

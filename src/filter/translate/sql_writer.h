@@ -7,18 +7,16 @@
 #ifndef ENGRAM_FILTER_TRANSLATE_SQL_WRITER_H_
 #define ENGRAM_FILTER_TRANSLATE_SQL_WRITER_H_
 
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "filter/translate/translate.h"
+#include "filter/translate/translate_util.h"
 
 namespace engram::filter {
 
-class SqlWriter {
+class SqlWriter : public detail::WriterBase {
  public:
-  explicit SqlWriter(const Schema& schema) : schema_(schema) {}
-  virtual ~SqlWriter() = default;
+  using WriterBase::WriterBase;
 
   // The WHERE clause for `root`, or what could not be carried.
   TranslateResult Write(const Node& root);
@@ -28,11 +26,6 @@ class SqlWriter {
   std::string Bind(json::Value v);
   // The placeholder of the `number`th bound value, from 1 (`?`, `$3`).
   virtual std::string Placeholder(std::size_t number) const = 0;
-  const Schema& schema() const { return schema_; }
-  // Set by a subclass when it meets something it cannot carry.
-  void Fail(const Node& n, std::string what) {
-    if (!failed_) failed_ = Unsupported{&n, std::move(what)};
-  }
 
   // --- the layout ---
   // The field's value as an SQL expression of its type, NULL when absent.
@@ -56,18 +49,8 @@ class SqlWriter {
   std::string Expr(const Node& n);
   std::string Leaf(const Node& n);
 
-  const Schema& schema_;
   json::Value params_ = json::Value::array();
-  std::optional<Unsupported> failed_;
 };
-
-// The JSON form of a literal as bound: strings, numbers and booleans as they
-// are; datetimes as `datetime_as` says (micros or RFC 3339 text).
-enum class DatetimeAs { kMicros, kRfc3339 };
-json::Value BoundValue(const Value& v, DatetimeAs datetime_as);
-
-// A string literal or field name holds U+0000 (PostgreSQL text cannot).
-bool HasNul(const std::string& s);
 
 }  // namespace engram::filter
 

@@ -34,17 +34,14 @@ class SqliteWriter : public SqlWriter {
     if (const auto* s = std::get_if<std::string>(&v); s && HasNul(*s)) {
       Fail(n, "a string with U+0000 (SQLite's JSON functions cut strings there)");
     }
-    return Bind(BoundValue(v, DatetimeAs::kMicros));
+    return Bind(JsonLiteral(v, DatetimeAs::kMicros));
   }
   // JSON null reads as SQL NULL: absent, as in records.
   std::string Exists(const Node& n) override { return "(" + Field(n, n.slot) + " IS NOT NULL)"; }
   std::string HasAny(const Node& n) override {
     std::string out = "EXISTS (SELECT 1 FROM json_each(metadata, " + Path(n, n.slot) +
                       ") AS e WHERE e.value IN (";
-    for (std::size_t i = 0; i < n.values.size(); ++i) {
-      if (i > 0) out += ", ";
-      out += Literal(n, n.slot, n.values[i]);
-    }
+    out += Join(n.values, ", ", [&](const Value& v) { return Literal(n, n.slot, v); });
     return out + "))";
   }
   std::string InField(const Node& n) override {
@@ -61,10 +58,6 @@ class SqliteWriter : public SqlWriter {
   std::string TrueSql() const override { return "1"; }
   std::string FalseSql() const override { return "0"; }
 };
-
-TranslateResult Translate(const Node& root, const Schema& schema) {
-  return SqliteWriter(schema).Write(root);
-}
 
 }  // namespace
 
@@ -88,7 +81,7 @@ const TargetSpec& SqliteTarget() {
       "of \"x\\u0000y\" is 'x'): a writer of this layout must refuse them, and a literal "
       "holding one is refused. Params: the JSON paths (`$.\"name\"`) and literals in "
       "placeholder order; booleans bind as 1/0.",
-      ConstructSet::All().Without({Construct::kIContains}), Translate};
+      ConstructSet::All().Without({Construct::kIContains}), TranslateWith<SqliteWriter>};
   return spec;
 }
 

@@ -17,14 +17,13 @@ std::optional<Target> TargetFromName(std::string_view name) {
 
 std::string_view ConstructName(Construct c) {
   static constexpr std::string_view kNames[kConstructCount] = {
-      "and",           "or",           "not",           "true",
-      "false",         "exists",       "eq string",     "eq int",
-      "eq float",      "eq bool",      "eq datetime",   "ne string",
-      "ne int",        "ne float",     "ne bool",       "ne datetime",
-      "order string",  "order int",    "order float",   "order datetime",
-      "in string",     "in int",       "in float",      "in bool",
-      "in datetime",   "has_any",      "contains",      "icontains",
-      "cmp_fields",    "cmp_fields int/float",          "in_field"};
+      "and",         "or",           "not",       "true",        "false",
+      "exists",      "eq string",    "eq int",    "eq float",    "eq bool",
+      "eq datetime", "ne string",    "ne int",    "ne float",    "ne bool",
+      "ne datetime", "order string", "order int", "order float", "order datetime",
+      "in string",   "in int",       "in float",  "in bool",     "in datetime",
+      "has_any",     "contains",     "icontains", "cmp_fields",  "cmp_fields int/float",
+      "in_field"};
   return kNames[static_cast<std::size_t>(c)];
 }
 
@@ -69,9 +68,9 @@ const Node* FirstUnsupported(const Node& n, const Schema& schema, ConstructSet s
 
 Construct ConstructOf(const Node& n, const Schema& schema) {
   if (!n.IsLeaf() || n.IsConst()) {
-    return n.op == Op::kAnd ? Construct::kAnd
-           : n.op == Op::kOr ? Construct::kOr
-           : n.op == Op::kNot ? Construct::kNot
+    return n.op == Op::kAnd    ? Construct::kAnd
+           : n.op == Op::kOr   ? Construct::kOr
+           : n.op == Op::kNot  ? Construct::kNot
            : n.op == Op::kTrue ? Construct::kTrue
                                : Construct::kFalse;
   }

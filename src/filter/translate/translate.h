@@ -40,10 +40,10 @@ enum class Target : std::uint8_t {
 };
 
 inline constexpr Target kAllTargets[] = {
-    Target::kSqlite,   Target::kPostgres, Target::kPostgresColumns, Target::kQdrant,
-    Target::kPinecone, Target::kChroma,   Target::kWeaviate,        Target::kMilvus,
-    Target::kElasticsearch, Target::kMongodb, Target::kRedis,       Target::kLancedb,
-    Target::kRetrieve, Target::kExprV1,   Target::kVectorFilter};
+    Target::kSqlite,        Target::kPostgres, Target::kPostgresColumns, Target::kQdrant,
+    Target::kPinecone,      Target::kChroma,   Target::kWeaviate,        Target::kMilvus,
+    Target::kElasticsearch, Target::kMongodb,  Target::kRedis,           Target::kLancedb,
+    Target::kRetrieve,      Target::kExprV1,   Target::kVectorFilter};
 
 // "sqlite", "postgres", "postgres_columns", "qdrant", ..., "vector_filter".
 std::string_view TargetName(Target t);
@@ -77,12 +77,12 @@ enum class Construct : std::uint8_t {
   kInFloat,
   kInBool,
   kInDatetime,
-  kHasAny,      // a set<string> field shares an element with a list
-  kContains,    // byte substring of a string field
-  kIContains,   // substring after Unicode simple case folding
-  kCmpFields,   // two fields of one type compared
+  kHasAny,          // a set<string> field shares an element with a list
+  kContains,        // byte substring of a string field
+  kIContains,       // substring after Unicode simple case folding
+  kCmpFields,       // two fields of one type compared
   kCmpFieldsMixed,  // an int field compared with a float field
-  kInField,     // a string field is an element of a set<string> field
+  kInField,         // a string field is an element of a set<string> field
 };
 inline constexpr std::size_t kConstructCount = static_cast<std::size_t>(Construct::kInField) + 1;
 
@@ -95,7 +95,9 @@ Construct ConstructOf(const Node& n, const Schema& schema);
 class ConstructSet {
  public:
   constexpr ConstructSet() = default;
-  static constexpr ConstructSet All() { return ConstructSet((std::uint64_t{1} << kConstructCount) - 1); }
+  static constexpr ConstructSet All() {
+    return ConstructSet((std::uint64_t{1} << kConstructCount) - 1);
+  }
   constexpr ConstructSet Without(std::initializer_list<Construct> cs) const {
     std::uint64_t bits = bits_;
     for (Construct c : cs) bits &= ~Bit(c);
@@ -105,7 +107,9 @@ class ConstructSet {
 
  private:
   constexpr explicit ConstructSet(std::uint64_t bits) : bits_(bits) {}
-  static constexpr std::uint64_t Bit(Construct c) { return std::uint64_t{1} << static_cast<unsigned>(c); }
+  static constexpr std::uint64_t Bit(Construct c) {
+    return std::uint64_t{1} << static_cast<unsigned>(c);
+  }
   std::uint64_t bits_ = 0;
 };
 

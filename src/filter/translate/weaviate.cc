@@ -1,41 +1,15 @@
 // Weaviate: a `where` filter (the JSON of the REST/GraphQL `where` argument)
 // over one property per field.
-#include <cmath>
-
 #include "base/time.h"
 #include "filter/translate/targets.h"
+#include "filter/translate/translate_util.h"
 
 namespace engram::filter::detail {
 namespace {
 
-// Weaviate reads JSON numbers as float64 on the way in: integers beyond
-// ±2^53 would be rounded.
-constexpr std::int64_t kMaxExactInt = std::int64_t{1} << 53;
-
-// GraphQL names: /[_A-Za-z][_0-9A-Za-z]*/ (Weaviate property names).
-bool IsGraphqlName(const std::string& s) {
-  if (s.empty()) return false;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const char c = s[i];
-    const bool alpha = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
-    if (!alpha && !(i > 0 && c >= '0' && c <= '9')) return false;
-  }
-  return true;
-}
-
-// Text is indexed with tokenization `field`: one token, the whole value with
-// surrounding whitespace trimmed; an empty string is indexed as null.
-bool TextIsExact(const std::string& s) {
-  if (s.empty()) return false;
-  auto space = [](char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-  };
-  return !space(s.front()) && !space(s.back());
-}
-
-class Writer {
+class Writer : public WriterBase {
  public:
-  explicit Writer(const Schema& schema) : schema_(schema) {}
+  using WriterBase::WriterBase;
 
   TranslateResult Write(const Node& root) {
     if (root.op == Op::kTrue) return Translation{nullptr};
@@ -43,15 +17,10 @@ class Writer {
       return Unsupported{&root, "an always-false filter (Weaviate has no constant filter)"};
     }
     json::Value out = Expr(root);
-    if (failed_) return *failed_;
-    return Translation{std::move(out)};
+    return Finish(std::move(out));
   }
 
  private:
-  void Fail(const Node& n, std::string what) {
-    if (!failed_) failed_ = Unsupported{&n, std::move(what)};
-  }
-
   static json::Value Junction(const char* op, json::Value operands) {
     json::Value out = json::Value::object();
     out["operator"] = op;
@@ -60,9 +29,17 @@ class Writer {
   }
 
   json::Value Path(const Node& n, std::uint32_t slot) {
-    const std::string& name = schema_.field(slot).name;
-    if (!IsGraphqlName(name)) Fail(n, "a field name that is not a GraphQL name");
+    // GraphQL names: /[_A-Za-z][_0-9A-Za-z]*/ (Weaviate property names).
+    const std::string& name = schema().field(slot).name;
+    if (!IsPlainIdentifier(name)) Fail(n, "a field name that is not a GraphQL name");
     return json::Value::array({name});
+  }
+
+  // Text is indexed with tokenization `field`: one token, the whole value
+  // with surrounding whitespace trimmed; an empty string is indexed as null.
+  // So only a non-empty, trimmed literal matches exactly.
+  void CheckText(const Node& n, const std::string& s) {
+    if (!IsTrimmedNonEmpty(s)) Fail(n, "an empty string or one with surrounding whitespace");
   }
 
   // {"path":[name],"operator":op,"value<Type>":v}
@@ -71,10 +48,11 @@ class Writer {
     out["path"] = Path(n, n.slot);
     out["operator"] = op;
     if (const auto* s = std::get_if<std::string>(&v)) {
-      if (!TextIsExact(*s)) Fail(n, "an empty string or one with surrounding whitespace");
+      CheckText(n, *s);
       out["valueText"] = *s;
     } else if (const auto* i = std::get_if<std::int64_t>(&v)) {
-      if (*i > kMaxExactInt || *i < -kMaxExactInt) Fail(n, "an int beyond ±2^53");
+      // Weaviate reads JSON numbers as float64 on the way in.
+      if (Exceeds(*i, kDoubleExactInt)) Fail(n, "an int beyond ±2^53");
       out["valueInt"] = *i;
     } else if (const auto* d = std::get_if<double>(&v)) {
       out["valueNumber"] = *d;
@@ -125,7 +103,7 @@ class Writer {
       case Op::kNot:
         return Junction("Not", json::Value::array({Expr(n.children[0])}));
       case Op::kExists: {
-        FieldType t = schema_.field(n.slot).type;
+        FieldType t = schema().field(n.slot).type;
         if (t == FieldType::kString || t == FieldType::kStringSet) {
           Fail(n, "exists on a text field (Weaviate indexes \"\" and [] as null)");
         }
@@ -134,7 +112,7 @@ class Writer {
       case Op::kCmp: {
         if (n.cmp != CmpOp::kNe) return Leaf(n, CmpName(n.cmp), n.values[0]);
         // NotEqual also matches objects without the property.
-        if (schema_.field(n.slot).type == FieldType::kString) {
+        if (schema().field(n.slot).type == FieldType::kString) {
           Fail(n, "ne on a text field (Weaviate indexes \"\" as null)");
         }
         return Junction("And", json::Value::array({Present(n), Leaf(n, "NotEqual", n.values[0])}));
@@ -152,7 +130,7 @@ class Writer {
         json::Value items = json::Value::array();
         for (const Value& v : n.values) {
           const auto& s = std::get<std::string>(v);
-          if (!TextIsExact(s)) Fail(n, "an empty string or one with surrounding whitespace");
+          CheckText(n, s);
           items.push_back(s);
         }
         out["valueTextArray"] = std::move(items);
@@ -181,18 +159,11 @@ class Writer {
         return out;
       }
       default:
-        Fail(n, std::string(ConstructName(ConstructOf(n, schema_))));
+        FailConstruct(n);
         return nullptr;
     }
   }
-
-  const Schema& schema_;
-  std::optional<Unsupported> failed_;
 };
-
-TranslateResult Translate(const Node& root, const Schema& schema) {
-  return Writer(schema).Write(root);
-}
 
 }  // namespace
 
@@ -222,7 +193,7 @@ const TargetSpec& WeaviateTarget() {
       ConstructSet::All().Without({Construct::kFalse, Construct::kNeString, Construct::kOrderString,
                                    Construct::kIContains, Construct::kCmpFields,
                                    Construct::kCmpFieldsMixed, Construct::kInField}),
-      Translate};
+      TranslateWith<Writer>};
   return spec;
 }
 
