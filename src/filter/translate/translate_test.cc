@@ -1,11 +1,14 @@
 #include "filter/translate/translate.h"
 
+#include <filesystem>
+#include <fstream>
 #include <set>
 
 #include <gtest/gtest.h>
 
 #include "filter/compiler.h"
 #include "filter/test_schema.h"
+#include "schema/presets.h"
 
 namespace engram::filter {
 namespace {
@@ -111,6 +114,48 @@ TEST(TranslateSql, HostileValuesAreOnlyBound) {
       if (sql.empty()) sql = t.value().filter.get<std::string>();
       EXPECT_EQ(t.value().filter.get<std::string>(), sql) << TargetName(target);
       EXPECT_EQ(t.value().params.back(), h) << TargetName(target);
+    }
+  }
+}
+
+// Every target's corpus file (tests/corpus/translate/<target>.test) has a
+// case for every construct: its filters, compiled and optimised, contain
+// each construct of the capability matrix at least once.
+void CollectConstructs(const Node& n, const Schema& schema, std::set<Construct>* seen) {
+  seen->insert(ConstructOf(n, schema));
+  for (const Node& c : n.children) CollectConstructs(c, schema, seen);
+}
+
+TEST(TranslateCorpus, EveryTargetFileCoversEveryConstruct) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path("tests") / "corpus" / "translate";
+  for (Target target : kAllTargets) {
+    const fs::path file = dir / (std::string(TargetName(target)) + ".test");
+    std::ifstream in(file);
+    ASSERT_TRUE(in.good()) << file;
+    std::set<Construct> seen;
+    std::optional<Dialect> dialect;
+    std::shared_ptr<const Schema> schema;
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind("dialect: ", 0) == 0) dialect = DialectFromName(line.substr(9));
+      if (line.rfind("schema: ", 0) == 0) {
+        std::string spec = line.substr(8);
+        if (spec.rfind("preset:", 0) == 0) {
+          schema = FindPreset(spec.substr(7));
+        } else {
+          std::ifstream s(dir / spec);
+          std::string text((std::istreambuf_iterator<char>(s)), std::istreambuf_iterator<char>());
+          schema = Schema::Parse(text).value();
+        }
+      }
+      if (line.rfind("filter: ", 0) != 0 || !dialect || !schema) continue;
+      auto c = Compile(*dialect, line.substr(8), schema);
+      if (c.ok()) CollectConstructs(c.value().optimized.root, *schema, &seen);
+    }
+    for (std::size_t i = 0; i < kConstructCount; ++i) {
+      EXPECT_TRUE(seen.count(static_cast<Construct>(i)))
+          << file.string() << " has no case for " << ConstructName(static_cast<Construct>(i));
     }
   }
 }
