@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/filter_command.h"
+#include "cli/query_command.h"
 
 namespace engram::cli {
 
@@ -16,6 +17,8 @@ int Run(int argc, const char* const* argv, std::istream& in, std::ostream& out, 
   FilterOptions filter_options;
   std::string run;
   AddFilterCommands(&app, &filter_options, &run);
+  QueryCommandOptions query_options;
+  AddQueryCommands(&app, &query_options, &run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -25,6 +28,8 @@ int Run(int argc, const char* const* argv, std::istream& in, std::ostream& out, 
   if (run == "check") return RunFilterCheck(filter_options, in, out, err);
   if (run == "eval") return RunFilterEval(filter_options, in, out, err);
   if (run == "translate") return RunFilterTranslate(filter_options, in, out, err);
+  if (run == "query parse") return RunQueryParse(query_options, out, err);
+  if (run == "query compile") return RunQueryCompile(query_options, out, err);
   err << "engram: nothing to do\n";
   return 2;
 }
