@@ -1,0 +1,319 @@
+// TextIndex::Serialize and Load. The image (version 1), little-endian, varints
+// as LEB128:
+//   "ENGRMTXI" u32 version
+//   options: varint F, F x (string name, f64 weight), u8 stemmer, f64 k1, f64 b, u8 relax
+//   documents: varint limit, limit x (u8 live, live ? F x varint length)
+//   terms: varint count, count x (string text [strictly ascending],
+//          varint postings, postings x (varint doc delta, F x varint tf,
+//          F x tf x varint position delta))
+//   surface words (stemmers only): varint count, count x (string word, varint term),
+//          then per live document: varint count, count x varint word delta
+//   u64 FNV-1a of everything before.
+// Load checks the checksum and every structural invariant search relies on
+// (ascending documents and positions, live documents, tokens adding up to the
+// field lengths), and never allocates more than the input can describe.
+#include <cmath>
+#include <cstring>
+
+#include "text/index/stemmer.h"
+#include "text/index/text_index.h"
+
+namespace engram::text {
+namespace {
+
+constexpr char kMagic[8] = {'E', 'N', 'G', 'R', 'M', 'T', 'X', 'I'};
+constexpr std::uint32_t kVersion = 1;
+constexpr std::size_t kMaxFields = 256;
+
+std::uint64_t Fnv1a(std::string_view s) {
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a 64 (Fowler, Noll, Vo)
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+class Writer {
+ public:
+  void Raw(const void* p, std::size_t n) { out.append(static_cast<const char*>(p), n); }
+  void U8(std::uint8_t v) { Raw(&v, 1); }
+  void Fixed(std::uint64_t v, int bytes) {
+    for (int i = 0; i < bytes; ++i) U8(static_cast<std::uint8_t>(v >> (8 * i)));
+  }
+  void F64(double v) {
+    std::uint64_t bits;
+    std::memcpy(&bits, &v, 8);
+    Fixed(bits, 8);
+  }
+  void Var(std::uint64_t v) {
+    for (; v >= 0x80; v >>= 7) U8(static_cast<std::uint8_t>(v | 0x80));
+    U8(static_cast<std::uint8_t>(v));
+  }
+  void Str(std::string_view s) {
+    Var(s.size());
+    Raw(s.data(), s.size());
+  }
+  std::string out;
+};
+
+class Reader {
+ public:
+  explicit Reader(std::string_view in) : in_(in) {}
+  bool ok() const { return ok_; }
+  std::size_t left() const { return in_.size() - at_; }
+  bool Fail() { return ok_ = false; }
+  std::uint64_t Fixed(int bytes) {
+    if (left() < static_cast<std::size_t>(bytes)) return Fail(), 0;
+    std::uint64_t v = 0;
+    for (int i = 0; i < bytes; ++i)
+      v |= std::uint64_t{static_cast<unsigned char>(in_[at_++])} << (8 * i);
+    return v;
+  }
+  double F64() {
+    std::uint64_t bits = Fixed(8);
+    double v;
+    std::memcpy(&v, &bits, 8);
+    return v;
+  }
+  std::uint64_t Var(std::uint64_t max = UINT32_MAX) {
+    std::uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (left() == 0) return Fail(), 0;
+      unsigned char c = static_cast<unsigned char>(in_[at_++]);
+      v |= std::uint64_t{c & 0x7fu} << shift;
+      if ((c & 0x80) == 0) {
+        if (v > max) return Fail(), 0;
+        return v;
+      }
+    }
+    return Fail(), 0;
+  }
+  // A count of items each taking at least one byte.
+  std::size_t Count() { return static_cast<std::size_t>(Var(left())); }
+  std::string Str() {
+    std::size_t n = Count();
+    if (!ok_) return {};
+    std::string s(in_.substr(at_, n));
+    at_ += n;
+    return s;
+  }
+
+ private:
+  std::string_view in_;
+  std::size_t at_ = 0;
+  bool ok_ = true;
+};
+
+}  // namespace
+
+std::string TextIndex::Serialize() const {
+  const IndexData& d = data_;
+  const std::size_t nf = d.num_fields();
+  Writer w;
+  w.Raw(kMagic, 8);
+  w.Fixed(kVersion, 4);
+  w.Var(nf);
+  for (const TextField& f : d.options.fields) {
+    w.Str(f.name);
+    w.F64(f.weight);
+  }
+  w.U8(static_cast<std::uint8_t>(d.options.stemmer));
+  w.F64(d.options.k1);
+  w.F64(d.options.b);
+  w.U8(d.options.relax ? 1 : 0);
+  const std::size_t limit = d.lengths.size() / nf;
+  w.Var(limit);
+  for (std::uint32_t doc = 0; doc < limit; ++doc) {
+    const bool live = d.live.contains(doc);
+    w.U8(live ? 1 : 0);
+    if (live) {
+      for (std::size_t f = 0; f < nf; ++f) w.Var(d.length(doc, f));
+    }
+  }
+  // Terms in text order; their serialised index is their rank in d.terms.
+  w.Var(d.terms.size());
+  std::vector<std::uint32_t> rank(d.postings.size(), 0);
+  std::uint32_t r = 0;
+  for (const auto& [text, id] : d.terms) {
+    rank[id] = r++;
+    const TermPostings& p = d.postings[id];
+    w.Str(text);
+    w.Var(p.size());
+    std::uint32_t prev = 0;
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      w.Var(i == 0 ? p.docs[i] : p.docs[i] - prev);
+      prev = p.docs[i];
+      for (std::size_t f = 0; f < nf; ++f) w.Var(p.tf(i, f, nf));
+      for (std::size_t f = 0; f < nf; ++f) {
+        std::size_t n;
+        const std::uint32_t* pos = p.field_positions(i, f, nf, &n);
+        for (std::size_t j = 0; j < n; ++j) w.Var(j == 0 ? pos[j] : pos[j] - pos[j - 1]);
+      }
+    }
+  }
+  if (d.stemmed()) {
+    w.Var(d.surface.size());
+    std::map<std::string_view, std::uint32_t> word_index;
+    for (const auto& [word, sw] : d.surface) {
+      word_index.emplace(word, static_cast<std::uint32_t>(word_index.size()));
+      w.Str(word);
+      w.Var(rank[sw.term]);
+    }
+    for (std::uint32_t doc : d.live) {
+      const std::vector<std::string>& words = d.doc_surface[doc];
+      w.Var(words.size());
+      std::uint32_t prev_word = 0;
+      for (std::size_t j = 0; j < words.size(); ++j) {
+        std::uint32_t idx = word_index.at(words[j]);
+        w.Var(j == 0 ? idx : idx - prev_word);
+        prev_word = idx;
+      }
+    }
+  }
+  w.Fixed(Fnv1a(w.out), 8);
+  return std::move(w.out);
+}
+
+std::optional<TextIndex> TextIndex::Load(std::string_view bytes, std::string* error) {
+  auto fail = [&](const char* why) -> std::optional<TextIndex> {
+    if (error) *error = std::string("text index image: ") + why;
+    return std::nullopt;
+  };
+  if (bytes.size() < 8 + 4 + 8 || std::memcmp(bytes.data(), kMagic, 8) != 0) {
+    return fail("not a text index (bad magic or too short)");
+  }
+  Reader check(bytes.substr(bytes.size() - 8));
+  if (check.Fixed(8) != Fnv1a(bytes.substr(0, bytes.size() - 8))) {
+    return fail("checksum mismatch (truncated or corrupt)");
+  }
+  Reader r(bytes.substr(8, bytes.size() - 16));
+  if (r.Fixed(4) != kVersion) return fail("unsupported version");
+
+  IndexData d;
+  const std::size_t nf = r.Count();
+  if (!r.ok() || nf == 0 || nf > kMaxFields) return fail("bad field count");
+  for (std::size_t f = 0; f < nf; ++f) {
+    TextField field;
+    field.name = r.Str();
+    field.weight = r.F64();
+    if (!r.ok() || !std::isfinite(field.weight) || field.weight < 0) return fail("bad field");
+    d.options.fields.push_back(std::move(field));
+  }
+  const std::uint64_t stemmer = r.Fixed(1);
+  d.options.k1 = r.F64();
+  d.options.b = r.F64();
+  const std::uint64_t relax = r.Fixed(1);
+  if (!r.ok() || stemmer > 2 || relax > 1 || !std::isfinite(d.options.k1) || d.options.k1 < 0 ||
+      !(d.options.b >= 0 && d.options.b <= 1)) {
+    return fail("bad options");
+  }
+  d.options.stemmer = static_cast<Stemmer>(stemmer);
+  d.options.relax = relax == 1;
+  d.total_len.assign(nf, 0);
+
+  const std::size_t limit = r.Count();
+  if (!r.ok() || limit >= UINT32_MAX) return fail("bad document count");
+  d.lengths.assign(limit * nf, 0);
+  d.doc_terms.resize(limit);
+  d.doc_surface.resize(limit);
+  for (std::uint32_t doc = 0; doc < limit; ++doc) {
+    const std::uint64_t live = r.Fixed(1);
+    if (!r.ok() || live > 1) return fail("bad document");
+    if (live == 0) continue;
+    d.live.add(doc);
+    for (std::size_t f = 0; f < nf; ++f) {
+      d.lengths[doc * nf + f] = static_cast<std::uint32_t>(r.Var());
+      d.total_len[f] += d.lengths[doc * nf + f];
+    }
+  }
+  if (!r.ok()) return fail("truncated documents");
+
+  // Tokens seen per document and field, to check they add up to the lengths.
+  std::vector<std::uint64_t> tokens(limit * nf, 0);
+  const std::size_t num_terms = r.Count();
+  for (std::uint32_t id = 0; id < num_terms && r.ok(); ++id) {
+    std::string text = r.Str();
+    if (!r.ok() || text.empty() || (id > 0 && !(d.term_text.back() < text))) {
+      return fail("bad term dictionary");
+    }
+    TermPostings p;
+    const std::size_t n = r.Count();
+    if (!r.ok() || n == 0) return fail("bad postings");
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint64_t delta = r.Var();
+      const std::uint64_t doc = i == 0 ? delta : std::uint64_t{p.docs.back()} + delta;
+      if (!r.ok() || (i > 0 && delta == 0) || doc >= limit ||
+          !d.live.contains(static_cast<std::uint32_t>(doc))) {
+        return fail("bad posting document");
+      }
+      p.docs.push_back(static_cast<std::uint32_t>(doc));
+      std::uint64_t count = 0;
+      for (std::size_t f = 0; f < nf; ++f) {
+        p.tfs.push_back(static_cast<std::uint32_t>(r.Var()));
+        count += p.tfs.back();
+      }
+      if (!r.ok() || count == 0 || count > r.left()) return fail("bad term frequencies");
+      for (std::size_t f = 0; f < nf; ++f) {
+        const std::uint32_t tf = p.tfs[i * nf + f];
+        const std::uint32_t len = d.length(static_cast<std::uint32_t>(doc), f);
+        tokens[doc * nf + f] += tf;
+        std::uint64_t pos = 0;
+        for (std::uint32_t j = 0; j < tf; ++j) {
+          const std::uint64_t step = r.Var();
+          pos = j == 0 ? step : pos + step;
+          if (!r.ok() || (j > 0 && step == 0) || pos >= len) return fail("bad positions");
+          p.positions.push_back(static_cast<std::uint32_t>(pos));
+        }
+      }
+      p.pos_start.push_back(static_cast<std::uint32_t>(p.positions.size()));
+      d.doc_terms[doc].push_back(id);
+    }
+    d.terms.emplace(text, id);
+    d.term_text.push_back(std::move(text));
+    d.postings.push_back(std::move(p));
+  }
+  if (!r.ok()) return fail("truncated terms");
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    if (tokens[i] != d.lengths[i]) return fail("field lengths disagree with the postings");
+  }
+  for (TermPostings& p : d.postings) RecomputeBounds(d, p);
+
+  if (d.stemmed()) {
+    const std::size_t words = r.Count();
+    std::vector<std::string> word_text;
+    for (std::size_t i = 0; i < words && r.ok(); ++i) {
+      std::string word = r.Str();
+      const std::uint64_t term = r.Var();
+      if (!r.ok() || word.empty() || term >= num_terms || (i > 0 && !(word_text.back() < word)) ||
+          Stem(d.options.stemmer, word) != d.term_text[term]) {
+        return fail("bad surface word");
+      }
+      d.surface.emplace(word, SurfaceWord{static_cast<std::uint32_t>(term), 0});
+      word_text.push_back(std::move(word));
+    }
+    for (std::uint32_t doc : d.live) {
+      const std::size_t n = r.Count();
+      std::uint64_t idx = 0;
+      for (std::size_t j = 0; j < n && r.ok(); ++j) {
+        const std::uint64_t step = r.Var();
+        idx = j == 0 ? step : idx + step;
+        if (!r.ok() || (j > 0 && step == 0) || idx >= word_text.size()) {
+          return fail("bad document words");
+        }
+        const std::string& word = word_text[idx];
+        SurfaceWord& sw = d.surface.find(word)->second;
+        if (!std::binary_search(d.doc_terms[doc].begin(), d.doc_terms[doc].end(), sw.term)) {
+          return fail("document word without its term");
+        }
+        ++sw.docs;
+        d.doc_surface[doc].push_back(word);
+      }
+      if (!r.ok()) return fail("truncated document words");
+    }
+    for (const auto& [word, sw] : d.surface) {
+      if (sw.docs == 0) return fail("surface word in no document");
+    }
+  }
+  if (r.left() != 0) return fail("trailing bytes");
+  return TextIndex(std::move(d));
+}
+
+}  // namespace engram::text

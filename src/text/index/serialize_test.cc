@@ -1,0 +1,99 @@
+// Serialize/Load: round trip, and every truncation or corruption rejected.
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "text/index/text_index.h"
+
+namespace engram::text {
+namespace {
+
+TextIndex Small(Stemmer stemmer) {
+  TextIndexOptions o;
+  o.fields = {{"title", 2.0}, {"body", 0.5}};
+  o.stemmer = stemmer;
+  TextIndex index(o);
+  index.Put(0, {"Hedgehogs in winter", "The hedgehog sleeps through the winter."});
+  index.Put(3, {"Urban gardens", "Gardens and parks in the city"});
+  index.Put(7, {"", "running runners run"});
+  index.Remove(3);
+  index.Put(9, {"Parks", "urban parks and gardens"});
+  return index;
+}
+
+TEST(Serialize, RoundTripIsByteIdentical) {
+  for (Stemmer s : {Stemmer::kNone, Stemmer::kEnglish, Stemmer::kDutch}) {
+    TextIndex index = Small(s);
+    std::string bytes = index.Serialize();
+    std::string error;
+    std::optional<TextIndex> loaded = TextIndex::Load(bytes, &error);
+    ASSERT_TRUE(loaded.has_value()) << error;
+    EXPECT_EQ(loaded->Serialize(), bytes);
+    EXPECT_EQ(loaded->size(), 3u);
+    EXPECT_FALSE(loaded->Contains(3));
+    EXPECT_EQ(loaded->options().fields[1].weight, 0.5);
+  }
+}
+
+TEST(Serialize, LoadedIndexAcceptsUpdates) {
+  TextIndex index = Small(Stemmer::kEnglish);
+  std::optional<TextIndex> loaded = TextIndex::Load(index.Serialize(), nullptr);
+  ASSERT_TRUE(loaded.has_value());
+  loaded->Remove(0);
+  index.Remove(0);
+  loaded->Put(4, {"winter", "hedgehogs"});
+  index.Put(4, {"winter", "hedgehogs"});
+  EXPECT_EQ(loaded->Serialize(), index.Serialize());
+}
+
+TEST(Serialize, EveryTruncationIsRejected) {
+  std::string bytes = Small(Stemmer::kEnglish).Serialize();
+  for (std::size_t n = 0; n < bytes.size(); ++n) {
+    std::string error;
+    EXPECT_FALSE(TextIndex::Load(bytes.substr(0, n), &error).has_value()) << n;
+    EXPECT_FALSE(error.empty());
+  }
+  EXPECT_FALSE(TextIndex::Load(bytes + "x", nullptr).has_value());
+}
+
+TEST(Serialize, EveryByteFlipIsRejected) {
+  std::string bytes = Small(Stemmer::kNone).Serialize();
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    for (int bit : {0, 3, 7}) {
+      std::string bad = bytes;
+      bad[i] = static_cast<char>(bad[i] ^ (1 << bit));
+      EXPECT_FALSE(TextIndex::Load(bad, nullptr).has_value()) << i << " bit " << bit;
+    }
+  }
+}
+
+TEST(Serialize, GarbageIsRejected) {
+  std::mt19937_64 rng(1);
+  for (int i = 0; i < 200; ++i) {
+    std::string junk(std::uniform_int_distribution<int>(0, 64)(rng), '\0');
+    for (char& c : junk) c = static_cast<char>(rng());
+    if (i % 2) junk.replace(0, std::min<std::size_t>(8, junk.size()), "ENGRMTXI");
+    EXPECT_FALSE(TextIndex::Load(junk, nullptr).has_value());
+  }
+}
+
+// With ENGRAM_WRITE_SEEDS=DIR set, writes the fuzz target's seed images
+// (tests/fuzz/seeds/text_index/); otherwise does nothing.
+TEST(Serialize, WriteFuzzSeeds) {
+  const char* dir = std::getenv("ENGRAM_WRITE_SEEDS");
+  if (dir == nullptr) GTEST_SKIP() << "ENGRAM_WRITE_SEEDS not set";
+  int i = 0;
+  for (Stemmer s : {Stemmer::kNone, Stemmer::kEnglish}) {
+    std::ofstream(std::string(dir) + "/small_" + std::to_string(i++), std::ios::binary)
+        << Small(s).Serialize();
+  }
+  TextIndexOptions o;
+  o.fields = {{"body", 1.0}};
+  std::ofstream(std::string(dir) + "/empty", std::ios::binary) << TextIndex(o).Serialize();
+}
+
+}  // namespace
+}  // namespace engram::text

@@ -1,0 +1,86 @@
+// engram's in-memory full-text index: an inverted index over one or more
+// weighted text fields (positions kept for phrases, a sorted term dictionary
+// for prefixes, optional Snowball stemming), with BM25F ranking and top-k
+// search under an allowed-set (SEARCH.md §2). The contract is
+// notes/text_index_api.md; the storage is index/index_data.h, the ranking and
+// the query evaluation are in text/rank/.
+#ifndef ENGRAM_TEXT_INDEX_TEXT_INDEX_H_
+#define ENGRAM_TEXT_INDEX_TEXT_INDEX_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <roaring/roaring.hh>
+
+#include "text/index/index_data.h"
+#include "text/index/options.h"
+#include "text/query/ast.h"
+
+namespace engram::text {
+
+struct TextHit {
+  std::uint32_t doc;
+  double score;
+};  // best first; ties by doc ascending
+
+struct TextSearchStats {
+  std::size_t postings_scored = 0;  // postings whose BM25 contribution was computed
+  std::size_t candidates = 0;       // documents considered (passed the allowed-set check)
+  bool relaxed = false;             // a bare-word query was filled with partial matches
+};
+
+// Thread-safety: const methods may run concurrently; Put and Remove need
+// exclusive access. Documents are dense record numbers chosen by the caller.
+class TextIndex {
+ public:
+  explicit TextIndex(TextIndexOptions options);
+
+  // Adds or replaces document `doc`; texts[i] is the text of options.fields[i]
+  // (missing trailing texts are empty, extra ones ignored). Each text goes
+  // through TokenizeDocument and then the stemmer. doc UINT32_MAX is
+  // reserved and ignored.
+  void Put(std::uint32_t doc, const std::vector<std::string_view>& texts);
+  void Remove(std::uint32_t doc);  // no-op when absent
+  std::size_t size() const;        // live documents
+  bool Contains(std::uint32_t doc) const;
+
+  // The best k documents for `query` by BM25F among `allowed` (all live
+  // documents when null; numbers of absent documents are ignored), using
+  // MaxScore dynamic pruning (text/rank/maxscore.h). Ordered by score
+  // descending, ties by doc ascending; a bare-word query with relax on puts
+  // the documents matching every term first (QUERY_DSL.md §3). Documents that
+  // match with no positive leaf (`NOT urban`) score 0.
+  std::vector<TextHit> Search(const DefaultQuery& query, std::size_t k,
+                              const roaring::Roaring* allowed = nullptr,
+                              TextSearchStats* stats = nullptr) const;
+  // The oracle: scores every matching document, keeps the allowed, sorts.
+  // Same results as Search.
+  std::vector<TextHit> SearchExhaustive(const DefaultQuery& query, std::size_t k,
+                                        const roaring::Roaring* allowed = nullptr) const;
+  // The same, counting the oracle's work in *stats (for comparisons).
+  std::vector<TextHit> SearchExhaustive(const DefaultQuery& query, std::size_t k,
+                                        const roaring::Roaring* allowed,
+                                        TextSearchStats* stats) const;
+
+  // A versioned, checksummed byte image of the index (options included).
+  std::string Serialize() const;
+  // nullopt with *error set (when error is non-null) for bytes that are not a
+  // serialised index (truncated, corrupt, inconsistent). Never UB.
+  static std::optional<TextIndex> Load(std::string_view bytes, std::string* error);
+
+  const TextIndexOptions& options() const { return data_.options; }
+  // Read-only storage for the ranking code (text/rank/).
+  const IndexData& data() const { return data_; }
+
+ private:
+  explicit TextIndex(IndexData data) : data_(std::move(data)) {}
+  IndexData data_;
+};
+
+}  // namespace engram::text
+
+#endif  // ENGRAM_TEXT_INDEX_TEXT_INDEX_H_

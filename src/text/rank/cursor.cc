@@ -1,0 +1,103 @@
+#include "text/rank/cursor.h"
+
+#include <algorithm>
+
+namespace engram::text {
+
+UnitCursor::UnitCursor(const IndexData& data, const PlanUnit& unit)
+    : data_(data), at_(unit.words.size(), 0), phrase_tfs_(data.num_fields(), 0) {
+  for (std::uint32_t w : unit.words) words_.push_back(&data.postings[w]);
+  for (const TermPostings* p : words_) {
+    if (p->docs.empty()) {
+      doc_ = kNoDoc;
+      return;
+    }
+  }
+  if (words_.size() == 1) {
+    doc_ = words_[0]->docs[0];
+  } else {
+    FindPhrase(0);
+  }
+}
+
+bool UnitCursor::SeekWord(std::size_t w, std::uint32_t target) {
+  const std::vector<std::uint32_t>& docs = words_[w]->docs;
+  std::size_t lo = at_[w];
+  if (lo >= docs.size()) return false;
+  if (docs[lo] >= target) return true;
+  // Galloping: double the step until past target, then binary search.
+  std::size_t step = 1, hi = lo + 1;
+  while (hi < docs.size() && docs[hi] < target) {
+    lo = hi;
+    step *= 2;
+    hi = lo + step;
+  }
+  hi = std::min(hi, docs.size());
+  at_[w] = std::lower_bound(docs.begin() + static_cast<std::ptrdiff_t>(lo),
+                            docs.begin() + static_cast<std::ptrdiff_t>(hi), target) -
+           docs.begin();
+  return at_[w] < docs.size();
+}
+
+void UnitCursor::Seek(std::uint32_t target) {
+  if (doc_ == kNoDoc || doc_ >= target) return;
+  if (words_.size() > 1) return FindPhrase(target);
+  doc_ = SeekWord(0, target) ? words_[0]->docs[at_[0]] : kNoDoc;
+}
+
+void UnitCursor::FindPhrase(std::uint32_t target) {
+  // Leapfrog the words to a common document, then check positions.
+  while (true) {
+    bool aligned = true;
+    for (std::size_t w = 0; w < words_.size() && aligned; ++w) {
+      if (!SeekWord(w, target)) {
+        doc_ = kNoDoc;
+        return;
+      }
+      std::uint32_t d = words_[w]->docs[at_[w]];
+      if (d != target) {
+        target = d;
+        aligned = false;
+      }
+    }
+    if (!aligned) continue;
+    if (CountPhrase()) {
+      doc_ = target;
+      return;
+    }
+    if (target == kNoDoc - 1) {
+      doc_ = kNoDoc;
+      return;
+    }
+    ++target;
+  }
+}
+
+bool UnitCursor::CountPhrase() {
+  const std::size_t nf = data_.num_fields();
+  bool any = false;
+  for (std::size_t f = 0; f < nf; ++f) {
+    std::size_t n0;
+    const std::uint32_t* p0 = words_[0]->field_positions(at_[0], f, nf, &n0);
+    std::uint32_t count = 0;
+    for (std::size_t s = 0; s < n0; ++s) {
+      bool ok = true;
+      for (std::size_t w = 1; w < words_.size() && ok; ++w) {
+        std::size_t n;
+        const std::uint32_t* p = words_[w]->field_positions(at_[w], f, nf, &n);
+        ok = std::binary_search(p, p + n, p0[s] + static_cast<std::uint32_t>(w));
+      }
+      if (ok) ++count;
+    }
+    phrase_tfs_[f] = count;
+    any = any || count > 0;
+  }
+  return any;
+}
+
+const std::uint32_t* UnitCursor::tfs() const {
+  if (words_.size() > 1) return phrase_tfs_.data();
+  return words_[0]->tfs.data() + at_[0] * data_.num_fields();
+}
+
+}  // namespace engram::text

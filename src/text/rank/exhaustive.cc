@@ -1,0 +1,89 @@
+// The exhaustive oracle (search.h): no cursors, no bounds, no early exit.
+#include <algorithm>
+#include <unordered_map>
+#include <vector>
+
+#include "text/rank/search.h"
+#include "text/rank/top_k.h"
+
+namespace engram::text {
+namespace {
+
+using DocTfs = std::unordered_map<std::uint32_t, std::vector<std::uint32_t>>;
+
+// Per field, the number of positions p of the first word such that word i
+// occurs at p + i, found by linear scans.
+std::vector<std::uint32_t> NaivePhraseTfs(const IndexData& data, const PlanUnit& unit,
+                                          const std::vector<std::size_t>& at) {
+  const std::size_t nf = data.num_fields();
+  std::vector<std::uint32_t> tfs(nf, 0);
+  for (std::size_t f = 0; f < nf; ++f) {
+    std::size_t n0;
+    const std::uint32_t* p0 = data.postings[unit.words[0]].field_positions(at[0], f, nf, &n0);
+    for (std::size_t s = 0; s < n0; ++s) {
+      bool all = true;
+      for (std::size_t w = 1; w < unit.words.size() && all; ++w) {
+        std::size_t n;
+        const std::uint32_t* p = data.postings[unit.words[w]].field_positions(at[w], f, nf, &n);
+        all = std::find(p, p + n, p0[s] + w) != p + n;
+      }
+      if (all) ++tfs[f];
+    }
+  }
+  return tfs;
+}
+
+DocTfs UnitDocs(const IndexData& data, const PlanUnit& unit) {
+  const std::size_t nf = data.num_fields();
+  DocTfs out;
+  const TermPostings& first = data.postings[unit.words[0]];
+  for (std::size_t i = 0; i < first.size(); ++i) {
+    const std::uint32_t d = first.docs[i];
+    if (unit.words.size() == 1) {
+      out[d].assign(first.tfs.begin() + static_cast<std::ptrdiff_t>(i * nf),
+                    first.tfs.begin() + static_cast<std::ptrdiff_t>((i + 1) * nf));
+      continue;
+    }
+    std::vector<std::size_t> at{i};
+    for (std::size_t w = 1; w < unit.words.size(); ++w) {
+      const std::vector<std::uint32_t>& docs = data.postings[unit.words[w]].docs;
+      auto it = std::lower_bound(docs.begin(), docs.end(), d);
+      if (it == docs.end() || *it != d) break;
+      at.push_back(static_cast<std::size_t>(it - docs.begin()));
+    }
+    if (at.size() != unit.words.size()) continue;
+    std::vector<std::uint32_t> tfs = NaivePhraseTfs(data, unit, at);
+    if (std::any_of(tfs.begin(), tfs.end(), [](std::uint32_t t) { return t > 0; })) {
+      out[d] = std::move(tfs);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<TextHit> ExhaustiveTopK(const IndexData& data, const Plan& plan, const Bm25& bm25,
+                                    std::size_t k, const roaring::Roaring* allowed,
+                                    TextSearchStats* stats) {
+  std::vector<DocTfs> units;
+  for (const PlanUnit& u : plan.units) units.push_back(UnitDocs(data, u));
+  std::vector<TextHit> hits;
+  for (std::uint32_t d : data.live) {
+    if (allowed != nullptr && !allowed->contains(d)) continue;
+    auto has = [&](std::size_t u) { return units[u].count(d) > 0; };
+    if (!Matches(plan.root, has)) continue;
+    if (stats) ++stats->candidates;
+    double score = 0;
+    for (std::size_t u = 0; u < plan.units.size(); ++u) {
+      if (!plan.units[u].scoring || !has(u)) continue;
+      score += bm25.Score(plan.units[u].idf, units[u].at(d).data(), d);
+      if (stats) ++stats->postings_scored;
+    }
+    hits.push_back(TextHit{d, score});
+  }
+  std::sort(hits.begin(), hits.end(), Better);
+  if (hits.size() > k) hits.resize(k);
+  return hits;
+}
+
+}  // namespace engram::text

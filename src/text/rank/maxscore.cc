@@ -1,0 +1,116 @@
+// MaxScore (search.h) and the zero-score tier.
+#include <algorithm>
+#include <vector>
+
+#include "text/rank/cursor.h"
+#include "text/rank/search.h"
+#include "text/rank/top_k.h"
+
+namespace engram::text {
+
+std::vector<TextHit> MaxScoreTopK(const IndexData& data, const Plan& plan, const Bm25& bm25,
+                                  std::size_t k, const roaring::Roaring* allowed,
+                                  TextSearchStats* stats) {
+  std::vector<UnitCursor> cursors;
+  cursors.reserve(plan.units.size());
+  for (const PlanUnit& u : plan.units) cursors.emplace_back(data, u);
+  // Scoring units by bound ascending; prefix[i] = the bounds of order[0..i].
+  std::vector<std::size_t> order;
+  for (std::size_t u = 0; u < plan.units.size(); ++u) {
+    if (plan.units[u].scoring) order.push_back(u);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return plan.units[a].bound < plan.units[b].bound;
+  });
+  const std::size_t m = order.size();
+  std::vector<double> prefix(m);
+  for (std::size_t i = 0; i < m; ++i) {
+    prefix[i] = (i ? prefix[i - 1] : 0) + plan.units[order[i]].bound;
+  }
+
+  TopK top(k);
+  std::size_t essential = 0;  // order[essential..m) are the essential units
+  std::vector<double> contrib(plan.units.size(), 0);
+  std::vector<std::size_t> touched;
+  while (essential < m) {
+    std::uint32_t d = kNoDoc;
+    for (std::size_t i = essential; i < m; ++i) d = std::min(d, cursors[order[i]].doc());
+    if (d == kNoDoc) break;
+    auto advance = [&] {
+      for (std::size_t i = essential; i < m; ++i) {
+        if (cursors[order[i]].doc() == d) cursors[order[i]].Seek(d + 1);
+      }
+    };
+    if (allowed != nullptr && !allowed->contains(d)) {
+      advance();
+      continue;
+    }
+    if (stats) ++stats->candidates;
+    const double theta = top.threshold();
+    double ub = essential ? prefix[essential - 1] : 0;
+    for (std::size_t i = essential; i < m; ++i) {
+      if (cursors[order[i]].doc() == d) ub += plan.units[order[i]].bound;
+    }
+    if (Prunable(ub, theta) ||
+        !Matches(plan.root, [&](std::size_t u) { return cursors[u].Has(d); })) {
+      advance();
+      continue;
+    }
+    // Score the units present, largest bound first, while the document can
+    // still beat the threshold.
+    double partial = 0, remaining = ub;
+    bool pruned = false;
+    touched.clear();
+    for (std::size_t i = m; i-- > 0;) {
+      const std::size_t u = order[i];
+      if (i >= essential && cursors[u].doc() != d) continue;  // not counted in ub
+      if (Prunable(partial + remaining, theta)) {
+        pruned = true;
+        break;
+      }
+      remaining -= plan.units[u].bound;
+      if (!cursors[u].Has(d)) continue;
+      contrib[u] = bm25.Score(plan.units[u].idf, cursors[u].tfs(), d);
+      if (stats) ++stats->postings_scored;
+      partial += contrib[u];
+      touched.push_back(u);
+    }
+    if (!pruned) {
+      // The score is summed in unit order, exactly as the oracle does.
+      std::sort(touched.begin(), touched.end());
+      double score = 0;
+      for (std::size_t u : touched) score += contrib[u];
+      top.Push(TextHit{d, score});
+      if (top.full()) {
+        while (essential < m && Prunable(prefix[essential], top.threshold())) ++essential;
+      }
+    }
+    advance();
+  }
+  return top.Take();
+}
+
+std::vector<TextHit> ZeroScoreDocs(const IndexData& data, const Plan& plan, std::size_t k,
+                                   const roaring::Roaring* allowed) {
+  std::vector<TextHit> out;
+  if (k == 0) return out;
+  std::vector<UnitCursor> cursors;
+  cursors.reserve(plan.units.size());
+  for (const PlanUnit& u : plan.units) cursors.emplace_back(data, u);
+  const roaring::Roaring& docs = allowed ? *allowed : data.live;
+  for (std::uint32_t d : docs) {
+    if (allowed && !data.live.contains(d)) continue;
+    auto has = [&](std::size_t u) { return cursors[u].Has(d); };
+    if (!Matches(plan.root, has)) continue;
+    bool positive = false;
+    for (std::size_t u = 0; u < plan.units.size() && !positive; ++u) {
+      positive = plan.units[u].scoring && has(u);
+    }
+    if (positive) continue;
+    out.push_back(TextHit{d, 0.0});
+    if (out.size() == k) break;
+  }
+  return out;
+}
+
+}  // namespace engram::text

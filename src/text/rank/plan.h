@@ -1,0 +1,68 @@
+// A default-profile query (text/query/ast.h) compiled against one index: its
+// distinct units (terms after stemming, the terms a prefix expands to,
+// phrases as term-id sequences) with their idf and score bound, and the
+// boolean tree over them. Shared by the pruned search and the oracle.
+#ifndef ENGRAM_TEXT_RANK_PLAN_H_
+#define ENGRAM_TEXT_RANK_PLAN_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "text/index/index_data.h"
+#include "text/query/ast.h"
+#include "text/rank/bm25.h"
+
+namespace engram::text {
+
+struct PlanUnit {
+  std::vector<std::uint32_t> words;  // term ids: one for a term, two or more for a phrase
+  bool scoring = false;              // occurs outside every NOT
+  double idf = 0;
+  double bound = 0;  // >= the unit's score in any document (scoring units)
+};
+
+struct PlanNode {
+  Node::Kind kind = Node::Kind::kTerm;
+  // Leaves: the units any of which makes the leaf match (none: never matches).
+  std::vector<std::size_t> units;
+  std::vector<PlanNode> children;  // kAnd, kOr, kNot
+};
+
+struct Plan {
+  std::vector<PlanUnit> units;
+  PlanNode root;
+  // Every matching document contains a scoring unit (false for `NOT a`,
+  // `a OR NOT b`): otherwise documents with none match too, with score 0.
+  bool needs_positive = true;
+};
+
+Plan CompilePlan(const IndexData& data, const Bm25& bm25, const Node& root);
+
+// Whether a document matches `node`, given whether it contains each unit.
+template <typename Has>
+bool Matches(const PlanNode& node, Has&& has) {
+  switch (node.kind) {
+    case Node::Kind::kAnd:
+      for (const PlanNode& c : node.children) {
+        if (!Matches(c, has)) return false;
+      }
+      return true;
+    case Node::Kind::kOr:
+      for (const PlanNode& c : node.children) {
+        if (Matches(c, has)) return true;
+      }
+      return false;
+    case Node::Kind::kNot:
+      return !Matches(node.children[0], has);
+    default:
+      for (std::size_t u : node.units) {
+        if (has(u)) return true;
+      }
+      return false;
+  }
+}
+
+}  // namespace engram::text
+
+#endif  // ENGRAM_TEXT_RANK_PLAN_H_
