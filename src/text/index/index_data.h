@@ -12,6 +12,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include <roaring/roaring.hh>
@@ -55,16 +56,30 @@ struct TermPostings {
 struct SurfaceWord {
   std::uint32_t term = 0;
   std::uint32_t docs = 0;
+  std::uint64_t seen = 0;  // Put's scratch: the serial of the last Put that met the word
 };
+
+// Hashing for string-keyed maps looked up by string_view.
+struct StringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+template <typename V>
+using StringHashMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
 
 struct IndexData {
   TextIndexOptions options;
   std::map<std::string, std::uint32_t, std::less<>> terms;  // stemmed term -> id
+  StringHashMap<std::uint32_t> term_ids;                    // the same, hashed (for Put)
   std::vector<std::string> term_text;                       // id -> stemmed term
   std::vector<TermPostings> postings;                       // id -> postings
   std::vector<std::uint32_t> free_terms;                    // ids whose postings emptied
-  // Only with a stemmer: unstemmed word -> its term (kNone: the terms themselves).
-  std::map<std::string, SurfaceWord, std::less<>> surface;
+  // Only with a stemmer: unstemmed word -> its term (kNone: the terms themselves),
+  // sorted for prefixes; surface_ids holds the same words hashed, with their
+  // document counts.
+  std::map<std::string, std::uint32_t, std::less<>> surface;
+  StringHashMap<SurfaceWord> surface_ids;
+  std::uint64_t put_serial = 0;  // Put's counter (SurfaceWord::seen)
 
   roaring::Roaring live;  // live documents
   // doc * F + f: the number of tokens of field f of doc (0 for absent docs).

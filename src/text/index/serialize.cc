@@ -86,8 +86,13 @@ class Reader {
     }
     return Fail(), 0;
   }
-  // A count of items each taking at least one byte.
-  std::size_t Count() { return static_cast<std::size_t>(Var(left())); }
+  // A count of items each taking at least one byte: at most what is left
+  // after the count itself (reading the varint consumes bytes too).
+  std::size_t Count() {
+    const std::uint64_t n = Var(left());
+    if (n > left()) return Fail(), 0;
+    return static_cast<std::size_t>(n);
+  }
   std::string Str() {
     std::size_t n = Count();
     if (!ok_) return {};
@@ -152,10 +157,10 @@ std::string TextIndex::Serialize() const {
   if (d.stemmed()) {
     w.Var(d.surface.size());
     std::map<std::string_view, std::uint32_t> word_index;
-    for (const auto& [word, sw] : d.surface) {
+    for (const auto& [word, term] : d.surface) {
       word_index.emplace(word, static_cast<std::uint32_t>(word_index.size()));
       w.Str(word);
-      w.Var(rank[sw.term]);
+      w.Var(rank[term]);
     }
     for (std::uint32_t doc : d.live) {
       const std::vector<std::string>& words = d.doc_surface[doc];
@@ -267,6 +272,7 @@ std::optional<TextIndex> TextIndex::Load(std::string_view bytes, std::string* er
       d.doc_terms[doc].push_back(id);
     }
     d.terms.emplace(text, id);
+    d.term_ids.emplace(text, id);
     d.term_text.push_back(std::move(text));
     d.postings.push_back(std::move(p));
   }
@@ -286,7 +292,8 @@ std::optional<TextIndex> TextIndex::Load(std::string_view bytes, std::string* er
           Stem(d.options.stemmer, word) != d.term_text[term]) {
         return fail("bad surface word");
       }
-      d.surface.emplace(word, SurfaceWord{static_cast<std::uint32_t>(term), 0});
+      d.surface.emplace(word, static_cast<std::uint32_t>(term));
+      d.surface_ids.emplace(word, SurfaceWord{static_cast<std::uint32_t>(term), 0, 0});
       word_text.push_back(std::move(word));
     }
     for (std::uint32_t doc : d.live) {
@@ -299,7 +306,7 @@ std::optional<TextIndex> TextIndex::Load(std::string_view bytes, std::string* er
           return fail("bad document words");
         }
         const std::string& word = word_text[idx];
-        SurfaceWord& sw = d.surface.find(word)->second;
+        SurfaceWord& sw = d.surface_ids.find(word)->second;
         if (!std::binary_search(d.doc_terms[doc].begin(), d.doc_terms[doc].end(), sw.term)) {
           return fail("document word without its term");
         }
@@ -308,12 +315,17 @@ std::optional<TextIndex> TextIndex::Load(std::string_view bytes, std::string* er
       }
       if (!r.ok()) return fail("truncated document words");
     }
-    for (const auto& [word, sw] : d.surface) {
+    for (const auto& [word, sw] : d.surface_ids) {
       if (sw.docs == 0) return fail("surface word in no document");
     }
   }
   if (r.left() != 0) return fail("trailing bytes");
-  return TextIndex(std::move(d));
+  // One index has one image: an encoding that reads back but is not the one
+  // Serialize writes (a varint with redundant bytes, say) is refused, so
+  // images compare and checksum reliably.
+  TextIndex index(std::move(d));
+  if (index.Serialize() != bytes) return fail("non-canonical encoding");
+  return index;
 }
 
 }  // namespace engram::text

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <utility>
 
 #include "text/index/stemmer.h"
@@ -31,9 +30,9 @@ void RecomputeBounds(const IndexData& data, TermPostings& p) {
 
 namespace {
 
-std::uint32_t TermId(IndexData& data, const std::string& term) {
-  auto it = data.terms.find(term);
-  if (it != data.terms.end()) return it->second;
+std::uint32_t TermId(IndexData& data, std::string_view term) {
+  auto it = data.term_ids.find(term);
+  if (it != data.term_ids.end()) return it->second;
   std::uint32_t id;
   if (!data.free_terms.empty()) {
     id = data.free_terms.back();
@@ -42,14 +41,49 @@ std::uint32_t TermId(IndexData& data, const std::string& term) {
   } else {
     id = static_cast<std::uint32_t>(data.postings.size());
     data.postings.emplace_back();
-    data.term_text.push_back(term);
+    data.term_text.emplace_back(term);
   }
   TermPostings& p = data.postings[id];
   p = TermPostings{};
   p.max_tf.assign(data.num_fields(), 0);
   p.min_len.assign(data.num_fields(), 0);
   data.terms.emplace(term, id);
+  data.term_ids.emplace(term, id);
   return id;
+}
+
+// One token of the document being put.
+struct Occurrence {
+  std::uint32_t term;
+  std::uint32_t field;
+  std::uint32_t pos;
+  bool operator<(const Occurrence& o) const {
+    if (term != o.term) return term < o.term;
+    if (field != o.field) return field < o.field;
+    return pos < o.pos;
+  }
+};
+
+// Adds posting `doc` (tfs: F values, positions field by field) to p:
+// appended when doc is past the last posting, inserted in order otherwise.
+void AddPosting(TermPostings& p, std::uint32_t doc, const std::uint32_t* tfs, std::size_t nf,
+                const Occurrence* pos, std::uint32_t count) {
+  if (p.docs.empty() || p.docs.back() < doc) {
+    p.docs.push_back(doc);
+    p.tfs.insert(p.tfs.end(), tfs, tfs + nf);
+    for (std::uint32_t j = 0; j < count; ++j) p.positions.push_back(pos[j].pos);
+    p.pos_start.push_back(static_cast<std::uint32_t>(p.positions.size()));
+    return;
+  }
+  std::size_t i = std::lower_bound(p.docs.begin(), p.docs.end(), doc) - p.docs.begin();
+  const std::uint32_t start = p.pos_start[i];
+  p.docs.insert(p.docs.begin() + static_cast<std::ptrdiff_t>(i), doc);
+  p.tfs.insert(p.tfs.begin() + static_cast<std::ptrdiff_t>(i * nf), tfs, tfs + nf);
+  std::vector<std::uint32_t> flat(count);
+  for (std::uint32_t j = 0; j < count; ++j) flat[j] = pos[j].pos;
+  p.positions.insert(p.positions.begin() + start, flat.begin(), flat.end());
+  p.pos_start.insert(p.pos_start.begin() + static_cast<std::ptrdiff_t>(i) + 1, start + count);
+  for (std::size_t j = i + 2; j < p.pos_start.size(); ++j) p.pos_start[j] += count;
 }
 
 }  // namespace
@@ -77,7 +111,7 @@ std::vector<std::uint32_t> IndexData::ExpandPrefix(std::string_view prefix) cons
     }
   };
   if (stemmed()) {
-    collect(surface, [](const SurfaceWord& w) { return w.term; });
+    collect(surface, [](std::uint32_t term) { return term; });
   } else {
     collect(terms, [](std::uint32_t id) { return id; });
   }
@@ -112,18 +146,37 @@ void TextIndex::Put(std::uint32_t doc, const std::vector<std::string_view>& text
   Remove(doc);
   IndexData& d = data_;
   const std::size_t nf = d.num_fields();
-  // stem -> per-field positions; surface words seen.
-  std::map<std::string, std::vector<std::vector<std::uint32_t>>> occurrences;
-  std::vector<std::string> surface;
+  const std::uint64_t serial = ++d.put_serial;
+  // Every token as (term, field, position); the document's distinct surface words.
+  thread_local std::vector<Occurrence> occ;
+  thread_local std::vector<std::string_view> surface;
+  occ.clear();
+  surface.clear();
   std::vector<std::uint32_t> lens(nf, 0);
   for (std::size_t f = 0; f < nf && f < texts.size(); ++f) {
     std::vector<std::string> words = TokenizeDocument(texts[f]);
     lens[f] = static_cast<std::uint32_t>(words.size());
     for (std::size_t pos = 0; pos < words.size(); ++pos) {
-      auto& per_field = occurrences[Stem(d.options.stemmer, words[pos])];
-      per_field.resize(nf);
-      per_field[f].push_back(static_cast<std::uint32_t>(pos));
-      if (d.stemmed()) surface.push_back(std::move(words[pos]));
+      std::uint32_t id;
+      if (d.stemmed()) {
+        // A word seen before maps to its term without stemming again.
+        auto it = d.surface_ids.find(words[pos]);
+        if (it == d.surface_ids.end()) {
+          id = TermId(d, Stem(d.options.stemmer, words[pos]));
+          it = d.surface_ids.emplace(std::move(words[pos]), SurfaceWord{id, 0, 0}).first;
+          d.surface.emplace(it->first, id);
+        }
+        SurfaceWord& sw = it->second;
+        id = sw.term;
+        if (sw.seen != serial) {
+          sw.seen = serial;
+          ++sw.docs;
+          surface.push_back(it->first);
+        }
+      } else {
+        id = TermId(d, words[pos]);
+      }
+      occ.push_back(Occurrence{id, static_cast<std::uint32_t>(f), static_cast<std::uint32_t>(pos)});
     }
   }
   if (d.lengths.size() < (static_cast<std::size_t>(doc) + 1) * nf) {
@@ -137,44 +190,31 @@ void TextIndex::Put(std::uint32_t doc, const std::vector<std::string_view>& text
   }
   d.live.add(doc);
 
+  std::sort(occ.begin(), occ.end());
   std::vector<std::uint32_t>& forward = d.doc_terms[doc];
-  for (auto& [term, per_field] : occurrences) {
-    std::uint32_t id = TermId(d, term);
+  std::vector<std::uint32_t> tfs(nf);
+  for (std::size_t s = 0; s < occ.size();) {
+    const std::uint32_t id = occ[s].term;
+    std::size_t e = s;
+    std::fill(tfs.begin(), tfs.end(), 0);
+    while (e < occ.size() && occ[e].term == id) ++tfs[occ[e++].field];
     forward.push_back(id);
     TermPostings& p = d.postings[id];
-    std::size_t i = std::lower_bound(p.docs.begin(), p.docs.end(), doc) - p.docs.begin();
-    std::uint32_t count = 0;
-    std::vector<std::uint32_t> flat;
     for (std::size_t f = 0; f < nf; ++f) {
-      std::uint32_t tf = static_cast<std::uint32_t>(per_field[f].size());
-      flat.insert(flat.end(), per_field[f].begin(), per_field[f].end());
-      count += tf;
-      if (tf > 0) {
-        p.max_tf[f] = std::max(p.max_tf[f], tf);
+      if (tfs[f] > 0) {
+        p.max_tf[f] = std::max(p.max_tf[f], tfs[f]);
         p.min_len[f] = p.min_len[f] == 0 ? lens[f] : std::min(p.min_len[f], lens[f]);
       }
     }
-    const std::uint32_t start = p.pos_start[i];
-    p.docs.insert(p.docs.begin() + static_cast<std::ptrdiff_t>(i), doc);
-    auto tf_at = p.tfs.begin() + static_cast<std::ptrdiff_t>(i * nf);
-    for (std::size_t f = nf; f-- > 0;) {
-      tf_at = p.tfs.insert(tf_at, static_cast<std::uint32_t>(per_field[f].size()));
-    }
-    p.positions.insert(p.positions.begin() + start, flat.begin(), flat.end());
-    p.pos_start.insert(p.pos_start.begin() + static_cast<std::ptrdiff_t>(i) + 1, start + count);
-    for (std::size_t j = i + 2; j < p.pos_start.size(); ++j) p.pos_start[j] += count;
+    AddPosting(p, doc, tfs.data(), nf, occ.data() + s, static_cast<std::uint32_t>(e - s));
+    s = e;
   }
-  std::sort(forward.begin(), forward.end());
 
   if (d.stemmed()) {
     std::sort(surface.begin(), surface.end());
-    surface.erase(std::unique(surface.begin(), surface.end()), surface.end());
-    for (const std::string& w : surface) {
-      SurfaceWord& sw = d.surface[w];
-      sw.term = d.terms.find(Stem(d.options.stemmer, w))->second;
-      ++sw.docs;
-    }
-    d.doc_surface[doc] = std::move(surface);
+    std::vector<std::string>& words = d.doc_surface[doc];
+    words.reserve(surface.size());
+    for (std::string_view w : surface) words.emplace_back(w);
   }
 }
 
@@ -195,6 +235,7 @@ void TextIndex::Remove(std::uint32_t doc) {
     for (std::size_t j = i + 1; j < p.pos_start.size(); ++j) p.pos_start[j] -= count;
     if (p.docs.empty()) {
       d.terms.erase(d.term_text[id]);
+      d.term_ids.erase(d.term_text[id]);
       d.term_text[id].clear();
       d.free_terms.push_back(id);
       p = TermPostings{};
@@ -212,8 +253,11 @@ void TextIndex::Remove(std::uint32_t doc) {
   }
   d.doc_terms[doc].clear();
   for (const std::string& w : d.doc_surface[doc]) {
-    auto it = d.surface.find(w);
-    if (--it->second.docs == 0) d.surface.erase(it);
+    auto it = d.surface_ids.find(w);
+    if (--it->second.docs == 0) {
+      d.surface.erase(w);
+      d.surface_ids.erase(it);
+    }
   }
   d.doc_surface[doc].clear();
 }

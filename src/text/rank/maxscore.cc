@@ -28,20 +28,86 @@ std::vector<TextHit> MaxScoreTopK(const IndexData& data, const Plan& plan, const
     prefix[i] = (i ? prefix[i - 1] : 0) + plan.units[order[i]].bound;
   }
 
+  // A selective allowed-set drives the iteration: from a document not
+  // allowed, the essential cursors skip to the next allowed one (the
+  // documents in between are no candidates), instead of visiting every
+  // posting and testing each.
+  std::vector<std::uint32_t> ok_docs;
+  std::size_t ok_at = 0;
+  if (allowed != nullptr) {
+    std::size_t postings = 0;
+    for (std::size_t u : order) {
+      for (std::uint32_t w : plan.units[u].words) postings += data.postings[w].size();
+    }
+    const std::uint64_t n = allowed->cardinality();
+    if (n == 0) return {};
+    if (n * 4 < postings) {
+      ok_docs.resize(n);
+      allowed->toUint32Array(ok_docs.data());
+    }
+  }
+  const bool drive = !ok_docs.empty();
+  // The units every match contains (the single-unit leaves of a top-level
+  // AND): candidates are the documents where all of them are (leapfrog).
+  std::vector<std::size_t> required;
+  if (plan.root.kind == Node::Kind::kAnd) {
+    for (const PlanNode& c : plan.root.children) {
+      if (c.children.empty() && c.kind != Node::Kind::kAnd && c.kind != Node::Kind::kOr &&
+          c.units.size() == 1) {
+        required.push_back(c.units[0]);
+      }
+    }
+  }
+
   TopK top(k);
   std::size_t essential = 0;  // order[essential..m) are the essential units
   std::vector<double> contrib(plan.units.size(), 0);
   std::vector<std::size_t> touched;
+  // Moves d (the smallest essential document) forward to the first document
+  // >= d that holds every required unit and is allowed (when the allowed-set
+  // drives); false when there is none. The documents skipped cannot match.
+  auto align = [&](std::uint32_t& d) {
+    while (true) {
+      std::uint32_t target = d;
+      for (std::size_t u : required) {
+        cursors[u].Seek(target);
+        target = std::max(target, cursors[u].doc());
+      }
+      if (target == kNoDoc) return false;
+      if (drive) {
+        std::size_t lo = ok_at, step = 1, hi = lo;  // gallop to the first >= target
+        while (hi < ok_docs.size() && ok_docs[hi] < target) {
+          lo = hi;
+          hi = lo + step;
+          step *= 2;
+        }
+        hi = std::min(hi, ok_docs.size());
+        ok_at = std::lower_bound(ok_docs.begin() + static_cast<std::ptrdiff_t>(lo),
+                                 ok_docs.begin() + static_cast<std::ptrdiff_t>(hi), target) -
+                ok_docs.begin();
+        if (ok_at == ok_docs.size()) return false;
+        target = ok_docs[ok_at];
+      }
+      if (target == d) return true;
+      d = kNoDoc;
+      for (std::size_t i = essential; i < m; ++i) {
+        cursors[order[i]].Seek(target);
+        d = std::min(d, cursors[order[i]].doc());
+      }
+      if (d == kNoDoc) return false;
+    }
+  };
   while (essential < m) {
     std::uint32_t d = kNoDoc;
     for (std::size_t i = essential; i < m; ++i) d = std::min(d, cursors[order[i]].doc());
     if (d == kNoDoc) break;
+    if ((drive || !required.empty()) && !align(d)) break;
     auto advance = [&] {
       for (std::size_t i = essential; i < m; ++i) {
         if (cursors[order[i]].doc() == d) cursors[order[i]].Seek(d + 1);
       }
     };
-    if (allowed != nullptr && !allowed->contains(d)) {
+    if (!drive && allowed != nullptr && !allowed->contains(d)) {
       advance();
       continue;
     }
