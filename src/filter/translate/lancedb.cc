@@ -92,22 +92,11 @@ class Writer : public WriterBase {
   }
 
   std::string Expr(const Node& n) {
-    switch (n.op) {
-      case Op::kTrue:
-        return "TRUE";
-      case Op::kFalse:
-        return "FALSE";
-      case Op::kNot:
-        return "NOT " + Expr(n.children[0]);
-      case Op::kAnd:
-      case Op::kOr:
-        return "(" +
-               Join(n.children, n.op == Op::kAnd ? " AND " : " OR ",
-                    [&](const Node& c) { return Expr(c); }) +
-               ")";
-      default:
-        break;
-    }
+    static constexpr Connectives kWords = {"TRUE", "FALSE", "NOT ", " AND ", " OR "};
+    return BooleanText(n, kWords, [this](const Node& leaf) { return Leaf(leaf); });
+  }
+
+  std::string Leaf(const Node& n) {
     const std::string c = Column(n, n.slot);
     switch (n.op) {
       case Op::kExists:

@@ -116,22 +116,11 @@ class Writer : public WriterBase {
   }
 
   std::string Expr(const Node& n) {
-    switch (n.op) {
-      case Op::kTrue:
-        return "true";
-      case Op::kFalse:
-        return "false";
-      case Op::kNot:
-        return "not " + Expr(n.children[0]);
-      case Op::kAnd:
-      case Op::kOr:
-        return "(" +
-               Join(n.children, n.op == Op::kAnd ? " and " : " or ",
-                    [&](const Node& c) { return Expr(c); }) +
-               ")";
-      default:
-        break;
-    }
+    static constexpr Connectives kWords = {"true", "false", "not ", " and ", " or "};
+    return BooleanText(n, kWords, [this](const Node& leaf) { return Leaf(leaf); });
+  }
+
+  std::string Leaf(const Node& n) {
     const std::string f = Name(n, n.slot);
     switch (n.op) {
       case Op::kExists:

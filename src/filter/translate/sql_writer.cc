@@ -18,23 +18,9 @@ TranslateResult SqlWriter::Write(const Node& root) {
 }
 
 std::string SqlWriter::Expr(const Node& n) {
-  switch (n.op) {
-    case Op::kTrue:
-      return TrueSql();
-    case Op::kFalse:
-      return FalseSql();
-    case Op::kNot:
-      return "NOT " + Expr(n.children[0]);
-    case Op::kAnd:
-    case Op::kOr: {
-      std::string out = "(";
-      out += Join(n.children, n.op == Op::kAnd ? " AND " : " OR ",
-                  [&](const Node& c) { return Expr(c); });
-      return out + ")";
-    }
-    default:
-      return Leaf(n);
-  }
+  const std::string t = TrueSql(), f = FalseSql();
+  return detail::BooleanText(n, detail::Connectives{t, f, "NOT ", " AND ", " OR "},
+                             [this](const Node& leaf) { return Leaf(leaf); });
 }
 
 std::string SqlWriter::Leaf(const Node& n) {

@@ -102,6 +102,34 @@ std::string Join(const Items& items, std::string_view sep, const F& f) {
   return out;
 }
 
+// How a text target spells the constants and connectives.
+struct Connectives {
+  std::string_view true_word, false_word, not_prefix, and_sep, or_sep;
+};
+
+// The text of `n`: constants, `not` and parenthesised and/or spelled as
+// `words` says, every other node through `leaf`, left to right (writers that
+// number placeholders rely on the order).
+template <typename Leaf>
+std::string BooleanText(const Node& n, const Connectives& words, const Leaf& leaf) {
+  switch (n.op) {
+    case Op::kTrue:
+      return std::string(words.true_word);
+    case Op::kFalse:
+      return std::string(words.false_word);
+    case Op::kNot:
+      return std::string(words.not_prefix) + BooleanText(n.children[0], words, leaf);
+    case Op::kAnd:
+    case Op::kOr:
+      return "(" +
+             Join(n.children, n.op == Op::kAnd ? words.and_sep : words.or_sep,
+                  [&](const Node& c) { return BooleanText(c, words, leaf); }) +
+             ")";
+    default:
+      return leaf(n);
+  }
+}
+
 // --- operators ---
 
 // The comparison a range bound makes: x >= lo or x > lo, x <= hi or x < hi.
