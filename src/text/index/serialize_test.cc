@@ -1,8 +1,11 @@
 // Serialize/Load: round trip, and every truncation or corruption rejected.
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -80,19 +83,24 @@ TEST(Serialize, GarbageIsRejected) {
   }
 }
 
-// With ENGRAM_WRITE_SEEDS=DIR set, writes the fuzz target's seed images
-// (tests/fuzz/seeds/text_index/); otherwise does nothing.
-TEST(Serialize, WriteFuzzSeeds) {
-  const char* dir = std::getenv("ENGRAM_WRITE_SEEDS");
-  if (dir == nullptr) GTEST_SKIP() << "ENGRAM_WRITE_SEEDS not set";
-  int i = 0;
-  for (Stemmer s : {Stemmer::kNone, Stemmer::kEnglish}) {
-    std::ofstream(std::string(dir) + "/small_" + std::to_string(i++), std::ios::binary)
-        << Small(s).Serialize();
-  }
+// The fuzz target's seed images (tests/fuzz/seeds/text_index/) are exactly
+// what Serialize writes today, so the fuzzer starts from valid images. With
+// ENGRAM_WRITE_SEEDS=1 the test rewrites them first (after a format change).
+TEST(Serialize, FuzzSeedsAreCurrentImages) {
+  const std::string dir = "tests/fuzz/seeds/text_index/";
   TextIndexOptions o;
   o.fields = {{"body", 1.0}};
-  std::ofstream(std::string(dir) + "/empty", std::ios::binary) << TextIndex(o).Serialize();
+  const std::vector<std::pair<std::string, std::string>> seeds = {
+      {"small_0", Small(Stemmer::kNone).Serialize()},
+      {"small_1", Small(Stemmer::kEnglish).Serialize()},
+      {"empty", TextIndex(o).Serialize()}};
+  for (const auto& [name, image] : seeds) {
+    if (std::getenv("ENGRAM_WRITE_SEEDS")) std::ofstream(dir + name, std::ios::binary) << image;
+    std::ifstream in(dir + name, std::ios::binary);
+    ASSERT_TRUE(in.good()) << dir + name;
+    std::string stored((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(stored, image) << dir + name << " is stale: rerun with ENGRAM_WRITE_SEEDS=1";
+  }
 }
 
 }  // namespace
