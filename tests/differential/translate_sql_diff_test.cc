@@ -20,6 +20,7 @@
 #include "filter/ir/printer.h"
 #include "filter/optimize/optimize.h"
 #include "filter/translate/translate.h"
+#include "filter/translate/translate_util.h"
 #include "schema/record.h"
 #include "tests/support/postgres_server.h"
 #include "tests/support/random_filter.h"
@@ -127,15 +128,6 @@ std::string ParamText(const json::Value& p) {
   return FormatShortest(p.get<double>());
 }
 
-std::string QuoteIdent(const std::string& name) {
-  std::string out = "\"";
-  for (char c : name) {
-    out += c;
-    if (c == '"') out += '"';
-  }
-  return out + "\"";
-}
-
 class PostgresDb {
  public:
   explicit PostgresDb(const std::string& conninfo)
@@ -174,7 +166,7 @@ class PostgresDb {
           {FieldType::kInt, "bigint"},           {FieldType::kFloat, "double precision"},
           {FieldType::kString, "text"},          {FieldType::kBool, "boolean"},
           {FieldType::kDatetime, "timestamptz"}, {FieldType::kStringSet, "text[]"}};
-      columns += ", " + QuoteIdent(f.name) + " " + kTypes.at(f.type);
+      columns += ", " + filter::detail::QuoteIdent(f.name) + " " + kTypes.at(f.type);
       names.push_back(f.name);
       std::string key = "$" + std::to_string(names.size());
       if (f.type == FieldType::kStringSet) {

@@ -95,17 +95,6 @@ class JsonbWriter : public PostgresWriter {
   }
 };
 
-// A column name, quoted as an identifier (embedded quotes doubled). Names
-// come from the schema, never from a filter, and hold no control characters.
-std::string QuoteIdent(const std::string& name) {
-  std::string out = "\"";
-  for (char c : name) {
-    out += c;
-    if (c == '"') out += '"';
-  }
-  return out + "\"";
-}
-
 class ColumnsWriter : public PostgresWriter {
  public:
   using PostgresWriter::PostgresWriter;

@@ -69,6 +69,15 @@ bool IsTrimmedNonEmpty(const std::string& s) {
   return !s.empty() && !space(s.front()) && !space(s.back());
 }
 
+std::string QuoteIdent(const std::string& name) {
+  std::string out = "\"";
+  for (char c : name) {
+    out += c;
+    if (c == '"') out += '"';
+  }
+  return out + "\"";
+}
+
 const char* SqlOp(CmpOp op) {
   switch (op) {
     case CmpOp::kEq:

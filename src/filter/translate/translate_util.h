@@ -87,6 +87,9 @@ bool IsPlainIdentifier(const std::string& s);
 // Non-empty, with no whitespace at either end: what a tokenizer that trims
 // values and indexes "" as missing keeps unchanged.
 bool IsTrimmedNonEmpty(const std::string& s);
+// An SQL identifier in double quotes, embedded quotes doubled. Column names
+// come from the schema, never from a filter, and hold no control characters.
+std::string QuoteIdent(const std::string& name);
 
 // `f(item)` for each item, in order, joined by `sep` (writers that number
 // placeholders rely on the order).
