@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fails when a component includes a component it must not (docs/architecture.md).
 # Data flows one way: base <- schema <- filter stages <- engine <- cli <- app,
-# and base <- text/tokenize <- text/query <- engine;
+# and base <- text/tokenize <- text/query <- engine, base <- vector;
 # front-ends see only include/engram/. Tests (*_test.cc, test_*.h) may
 # include what they test and its neighbours.
 set -euo pipefail
@@ -24,6 +24,8 @@ declare -A allowed=(
   [text/query]="engram base text/tokenize"
   [text/index]="engram base text/tokenize text/query"
   [text/rank]="engram base text/tokenize text/query text/index"
+  [vector]="engram base"
+  [index]="engram base schema filter/ast filter/ir filter/eval"
   [engine]="engram base schema filter filter/ast filter/ir filter/eval filter/check filter/dialects filter/optimize filter/translate text/tokenize text/query"
   [cli]="engram"
   [app]="cli"
@@ -36,6 +38,7 @@ component_of() {
     engram/*) echo engram ;;
     filter/*/*) echo "${p%/*}" | cut -d/ -f1-2 ;;
     text/*/*) echo "${p%/*}" | cut -d/ -f1-2 ;;
+    vector/*) echo vector ;;
     */*) echo "${p%%/*}" ;;
     *) echo "" ;;
   esac

@@ -15,15 +15,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include <roaring/roaring.hh>
-
+#include "base/roaring.h"
 #include "text/index/options.h"
-
-// Debian 12's CRoaring (0.2.66) declares the C++ class as ::Roaring; later
-// releases put it in namespace roaring, the name the API uses.
-namespace roaring {
-using ::Roaring;
-}  // namespace roaring
 
 namespace engram::text {
 

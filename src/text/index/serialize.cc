@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "base/bytes.h"
 #include "text/index/stemmer.h"
 #include "text/index/text_index.h"
 
@@ -25,94 +26,12 @@ constexpr char kMagic[8] = {'E', 'N', 'G', 'R', 'M', 'T', 'X', 'I'};
 constexpr std::uint32_t kVersion = 1;
 constexpr std::size_t kMaxFields = 256;
 
-std::uint64_t Fnv1a(std::string_view s) {
-  std::uint64_t h = 1469598103934665603ull;  // FNV-1a 64 (Fowler, Noll, Vo)
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
-
-class Writer {
- public:
-  void Raw(const void* p, std::size_t n) { out.append(static_cast<const char*>(p), n); }
-  void U8(std::uint8_t v) { Raw(&v, 1); }
-  void Fixed(std::uint64_t v, int bytes) {
-    for (int i = 0; i < bytes; ++i) U8(static_cast<std::uint8_t>(v >> (8 * i)));
-  }
-  void F64(double v) {
-    std::uint64_t bits;
-    std::memcpy(&bits, &v, 8);
-    Fixed(bits, 8);
-  }
-  void Var(std::uint64_t v) {
-    for (; v >= 0x80; v >>= 7) U8(static_cast<std::uint8_t>(v | 0x80));
-    U8(static_cast<std::uint8_t>(v));
-  }
-  void Str(std::string_view s) {
-    Var(s.size());
-    Raw(s.data(), s.size());
-  }
-  std::string out;
-};
-
-class Reader {
- public:
-  explicit Reader(std::string_view in) : in_(in) {}
-  bool ok() const { return ok_; }
-  std::size_t left() const { return in_.size() - at_; }
-  bool Fail() { return ok_ = false; }
-  std::uint64_t Fixed(int bytes) {
-    if (left() < static_cast<std::size_t>(bytes)) return Fail(), 0;
-    std::uint64_t v = 0;
-    for (int i = 0; i < bytes; ++i)
-      v |= std::uint64_t{static_cast<unsigned char>(in_[at_++])} << (8 * i);
-    return v;
-  }
-  double F64() {
-    std::uint64_t bits = Fixed(8);
-    double v;
-    std::memcpy(&v, &bits, 8);
-    return v;
-  }
-  std::uint64_t Var(std::uint64_t max = UINT32_MAX) {
-    std::uint64_t v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (left() == 0) return Fail(), 0;
-      unsigned char c = static_cast<unsigned char>(in_[at_++]);
-      v |= std::uint64_t{c & 0x7fu} << shift;
-      if ((c & 0x80) == 0) {
-        if (v > max) return Fail(), 0;
-        return v;
-      }
-    }
-    return Fail(), 0;
-  }
-  // A count of items each taking at least one byte: at most what is left
-  // after the count itself (reading the varint consumes bytes too).
-  std::size_t Count() {
-    const std::uint64_t n = Var(left());
-    if (n > left()) return Fail(), 0;
-    return static_cast<std::size_t>(n);
-  }
-  std::string Str() {
-    std::size_t n = Count();
-    if (!ok_) return {};
-    std::string s(in_.substr(at_, n));
-    at_ += n;
-    return s;
-  }
-
- private:
-  std::string_view in_;
-  std::size_t at_ = 0;
-  bool ok_ = true;
-};
-
 }  // namespace
 
 std::string TextIndex::Serialize() const {
   const IndexData& d = data_;
   const std::size_t nf = d.num_fields();
-  Writer w;
+  ByteWriter w;
   w.Raw(kMagic, 8);
   w.Fixed(kVersion, 4);
   w.Var(nf);
@@ -173,7 +92,7 @@ std::string TextIndex::Serialize() const {
       }
     }
   }
-  w.Fixed(Fnv1a(w.out), 8);
+  w.Fixed(Fnv1a64(w.out), 8);
   return std::move(w.out);
 }
 
@@ -185,11 +104,11 @@ std::optional<TextIndex> TextIndex::Load(std::string_view bytes, std::string* er
   if (bytes.size() < 8 + 4 + 8 || std::memcmp(bytes.data(), kMagic, 8) != 0) {
     return fail("not a text index (bad magic or too short)");
   }
-  Reader check(bytes.substr(bytes.size() - 8));
-  if (check.Fixed(8) != Fnv1a(bytes.substr(0, bytes.size() - 8))) {
+  ByteReader check(bytes.substr(bytes.size() - 8));
+  if (check.Fixed(8) != Fnv1a64(bytes.substr(0, bytes.size() - 8))) {
     return fail("checksum mismatch (truncated or corrupt)");
   }
-  Reader r(bytes.substr(8, bytes.size() - 16));
+  ByteReader r(bytes.substr(8, bytes.size() - 16));
   if (r.Fixed(4) != kVersion) return fail("unsupported version");
 
   IndexData d;

@@ -14,8 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include <roaring/roaring.hh>
-
+#include "base/roaring.h"
 #include "text/index/index_data.h"
 #include "text/index/options.h"
 #include "text/query/ast.h"

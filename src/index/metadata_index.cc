@@ -1,0 +1,278 @@
+#include "index/metadata_index.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "base/unicode.h"
+#include "filter/eval/evaluator.h"
+
+namespace engram::index {
+namespace {
+
+using filter::Node;
+using filter::Op;
+
+bool IsSet(const Value& v) {
+  return std::holds_alternative<StringSet>(v);
+}
+
+roaring::Roaring Union(const std::vector<const roaring::Roaring*>& parts) {
+  if (parts.empty()) return {};
+  if (parts.size() == 1) return *parts[0];
+  return roaring::Roaring::fastunion(parts.size(),
+                                     const_cast<const roaring::Roaring**>(parts.data()));
+}
+
+}  // namespace
+
+bool MetadataIndex::ValueOrder::operator()(const Value& a, const Value& b) const {
+  const std::optional<int> c = CompareValues(a, b);
+  return c && *c < 0;
+}
+
+MetadataIndex::MetadataIndex(std::shared_ptr<const Schema> schema)
+    : schema_(std::move(schema)), fields_(schema_->fields().size()) {}
+
+void MetadataIndex::Put(std::uint32_t record, std::vector<Value> slots) {
+  Remove(record);
+  for (std::size_t s = 0; s < slots.size() && s < fields_.size(); ++s) {
+    const Value& v = slots[s];
+    if (std::holds_alternative<std::monostate>(v)) continue;
+    FieldIndex& f = fields_[s];
+    f.present.add(record);
+    if (IsSet(v)) {
+      for (const std::string& e : std::get<StringSet>(v)) f.values[Value(e)].add(record);
+    } else {
+      f.values[v].add(record);
+    }
+  }
+  if (rows_.size() <= record) rows_.resize(std::size_t{record} + 1);
+  slots.resize(fields_.size());
+  rows_[record] = std::move(slots);
+  live_.add(record);
+}
+
+void MetadataIndex::Remove(std::uint32_t record) {
+  if (!live_.contains(record)) return;
+  const std::vector<Value>& row = rows_[record];
+  auto drop = [&](FieldIndex& f, const Value& key) {
+    auto it = f.values.find(key);
+    if (it == f.values.end()) return;
+    it->second.remove(record);
+    if (it->second.isEmpty()) f.values.erase(it);
+  };
+  for (std::size_t s = 0; s < row.size(); ++s) {
+    const Value& v = row[s];
+    if (std::holds_alternative<std::monostate>(v)) continue;
+    FieldIndex& f = fields_[s];
+    f.present.remove(record);
+    if (IsSet(v)) {
+      for (const std::string& e : std::get<StringSet>(v)) drop(f, Value(e));
+    } else {
+      drop(f, v);
+    }
+  }
+  rows_[record].clear();
+  live_.remove(record);
+}
+
+const std::vector<Value>* MetadataIndex::Row(std::uint32_t record) const {
+  return live_.contains(record) ? &rows_[record] : nullptr;
+}
+
+// Whether CompareValues can order a value of the field's type against
+// `literal`; when it cannot, the evaluator's comparison is false.
+bool MetadataIndex::Comparable(std::uint32_t slot, const Value& literal) const {
+  switch (schema_->field(slot).type) {
+    case FieldType::kInt:
+    case FieldType::kFloat:
+      return IsNumeric(literal);
+    case FieldType::kString:
+      return std::holds_alternative<std::string>(literal);
+    case FieldType::kBool:
+      return std::holds_alternative<bool>(literal);
+    case FieldType::kDatetime:
+      return std::holds_alternative<Datetime>(literal);
+    case FieldType::kStringSet:
+      return false;
+  }
+  return false;
+}
+
+roaring::Roaring MetadataIndex::RangeUnion(const FieldIndex& field,
+                                           const std::optional<filter::Bound>& lo,
+                                           const std::optional<filter::Bound>& hi) {
+  const auto& m = field.values;
+  auto first = !lo             ? m.begin()
+               : lo->inclusive ? m.lower_bound(lo->value)
+                               : m.upper_bound(lo->value);
+  auto last = !hi ? m.end() : hi->inclusive ? m.upper_bound(hi->value) : m.lower_bound(hi->value);
+  // An empty range (lo above hi) leaves last before first.
+  if (first != m.end() && last != m.end() && ValueOrder{}(last->first, first->first)) last = first;
+  if (first == m.end()) last = first;
+  std::vector<const roaring::Roaring*> parts;
+  for (auto it = first; it != last; ++it) parts.push_back(&it->second);
+  return Union(parts);
+}
+
+roaring::Roaring MetadataIndex::Scan(const Node& node, const roaring::Roaring& candidates) const {
+  roaring::Roaring out;
+  for (std::uint32_t r : candidates) {
+    if (filter::Evaluate(node, rows_[r])) out.add(r);
+  }
+  return out;
+}
+
+roaring::Roaring MetadataIndex::Leaf(const Node& n) const {
+  const FieldIndex& f = fields_[n.slot];
+  const bool set_field = schema_->field(n.slot).type == FieldType::kStringSet;
+  std::vector<const roaring::Roaring*> parts;
+  auto bucket = [&](const Value& key) -> const roaring::Roaring* {
+    auto it = f.values.find(key);
+    return it == f.values.end() ? nullptr : &it->second;
+  };
+  switch (n.op) {
+    case Op::kExists:
+      return f.present;
+    case Op::kCmp: {
+      if (set_field) break;
+      const Value& lit = n.values[0];
+      if (!Comparable(n.slot, lit)) return {};
+      using filter::CmpOp;
+      switch (n.cmp) {
+        case CmpOp::kEq:
+          if (const auto* b = bucket(lit)) return *b;
+          return {};
+        case CmpOp::kNe:
+          if (const auto* b = bucket(lit)) return f.present - *b;
+          return f.present;
+        case CmpOp::kLt:
+          return RangeUnion(f, std::nullopt, filter::Bound{lit, false});
+        case CmpOp::kLe:
+          return RangeUnion(f, std::nullopt, filter::Bound{lit, true});
+        case CmpOp::kGt:
+          return RangeUnion(f, filter::Bound{lit, false}, std::nullopt);
+        case CmpOp::kGe:
+          return RangeUnion(f, filter::Bound{lit, true}, std::nullopt);
+      }
+      break;
+    }
+    case Op::kIn:
+      if (set_field) break;
+      for (const Value& lit : n.values) {
+        if (!Comparable(n.slot, lit)) continue;
+        if (const auto* b = bucket(lit)) parts.push_back(b);
+      }
+      return Union(parts);
+    case Op::kHasAny:
+      if (!set_field) break;
+      for (const Value& lit : n.values) {
+        if (const auto* b = bucket(lit)) parts.push_back(b);
+      }
+      return Union(parts);
+    case Op::kContains:
+    case Op::kIContains: {
+      if (schema_->field(n.slot).type != FieldType::kString) break;
+      const std::string& needle = std::get<std::string>(n.values[0]);
+      for (const auto& [key, records] : f.values) {
+        const std::string& s = std::get<std::string>(key);
+        // kIContains: the literal was folded when the filter was checked.
+        const bool hit = n.op == Op::kContains ? s.find(needle) != std::string::npos
+                                               : FoldCase(s).find(needle) != std::string::npos;
+        if (hit) parts.push_back(&records);
+      }
+      return Union(parts);
+    }
+    case Op::kRange: {
+      if (set_field) break;
+      if ((n.lo && !Comparable(n.slot, n.lo->value)) || (n.hi && !Comparable(n.slot, n.hi->value)))
+        return {};
+      return RangeUnion(f, n.lo, n.hi);
+    }
+    default:
+      break;
+  }
+  // Comparisons between two fields (and anything unusual) read the rows of
+  // the records that have the fields.
+  roaring::Roaring candidates = f.present;
+  if (n.op == Op::kCmpFields || n.op == Op::kInField) candidates &= fields_[n.other].present;
+  return Scan(n, candidates);
+}
+
+roaring::Roaring MetadataIndex::Evaluate(const Node& n) const {
+  switch (n.op) {
+    case Op::kTrue:
+      return live_;
+    case Op::kFalse:
+      return {};
+    case Op::kNot:
+      return live_ - Evaluate(n.children[0]);
+    case Op::kOr: {
+      std::vector<roaring::Roaring> sets;
+      sets.reserve(n.children.size());
+      for (const Node& c : n.children) sets.push_back(Evaluate(c));
+      std::vector<const roaring::Roaring*> parts;
+      for (const auto& s : sets) parts.push_back(&s);
+      return Union(parts);
+    }
+    case Op::kAnd: {
+      // Smallest first, so that the running intersection shrinks early and
+      // row scans only visit what the cheaper children kept.
+      std::vector<std::pair<double, const Node*>> order;
+      for (const Node& c : n.children) order.emplace_back(Estimate(c), &c);
+      std::stable_sort(order.begin(), order.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      roaring::Roaring out = Evaluate(*order[0].second);
+      for (std::size_t i = 1; i < order.size() && !out.isEmpty(); ++i) {
+        const Node& c = *order[i].second;
+        if (c.op == Op::kCmpFields || c.op == Op::kInField) {
+          out = Scan(c, out);
+        } else {
+          out &= Evaluate(c);
+        }
+      }
+      return out;
+    }
+    default:
+      return Leaf(n);
+  }
+}
+
+double MetadataIndex::LeafEstimate(const Node& n) const {
+  const FieldIndex& f = fields_[n.slot];
+  if (n.op == Op::kExists) return static_cast<double>(f.present.cardinality());
+  if (n.op == Op::kCmp && n.cmp == filter::CmpOp::kEq && Comparable(n.slot, n.values[0])) {
+    auto it = f.values.find(n.values[0]);
+    return it == f.values.end() ? 0 : static_cast<double>(it->second.cardinality());
+  }
+  // Everything else is counted exactly: a union of a few buckets, or one pass
+  // over the field's distinct values or rows.
+  return static_cast<double>(Leaf(n).cardinality());
+}
+
+double MetadataIndex::Estimate(const Node& n) const {
+  const auto live = static_cast<double>(live_.cardinality());
+  switch (n.op) {
+    case Op::kTrue:
+      return live;
+    case Op::kFalse:
+      return 0;
+    case Op::kNot:
+      return live - Estimate(n.children[0]);
+    case Op::kAnd:
+    case Op::kOr: {
+      if (live == 0) return 0;
+      // Independence: P(and) = product of P(child); P(or) = 1 - product of (1 - P(child)).
+      double p = 1;
+      for (const Node& c : n.children) {
+        const double pc = std::clamp(Estimate(c) / live, 0.0, 1.0);
+        p *= n.op == Op::kAnd ? pc : 1 - pc;
+      }
+      return live * (n.op == Op::kAnd ? p : 1 - p);
+    }
+    default:
+      return LeafEstimate(n);
+  }
+}
+
+}  // namespace engram::index

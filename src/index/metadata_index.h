@@ -1,0 +1,77 @@
+// MetadataIndex: the records' metadata in memory with, per schema field, a
+// bitmap of the records that have it and an ordered map from each value (or,
+// for set<string> fields, each element) to the bitmap of records holding it.
+// It turns a checked filter IR into the allowed-set the retrievers take
+// (SEARCH.md §2), with exactly the reference evaluator's meaning
+// (filter/eval/evaluator.h): absent fields are false, `not` inverts, int and
+// float compare exactly. It also estimates how many records a filter keeps,
+// for the planners. Writes are not thread-safe; concurrent const use is.
+#ifndef ENGRAM_INDEX_METADATA_INDEX_H_
+#define ENGRAM_INDEX_METADATA_INDEX_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "base/roaring.h"
+#include "filter/ir/ir.h"
+#include "schema/schema.h"
+#include "schema/value.h"
+
+namespace engram::index {
+
+class MetadataIndex {
+ public:
+  explicit MetadataIndex(std::shared_ptr<const Schema> schema);
+
+  // Indexes record number `record` with its slot values (Record::slots: one
+  // per schema field, monostate when absent), replacing what it had.
+  void Put(std::uint32_t record, std::vector<Value> slots);
+  // Forgets `record` (no-op when absent).
+  void Remove(std::uint32_t record);
+
+  const roaring::Roaring& live() const { return live_; }
+  std::size_t size() const { return live_.cardinality(); }
+  // The record's slots; nullptr when it is not live.
+  const std::vector<Value>* Row(std::uint32_t record) const;
+  const Schema& schema() const { return *schema_; }
+
+  // The live records that pass `node`, a filter checked against this schema:
+  // exactly the records on which filter::Evaluate(node, row) is true.
+  roaring::Roaring Evaluate(const filter::Node& node) const;
+  // About Evaluate(node).cardinality(), without building the junctions' sets:
+  // exact for leaves, independence across and/or, complement for not.
+  double Estimate(const filter::Node& node) const;
+
+ private:
+  // Values of one field compare by CompareValues (exactly across int and
+  // float), so a lookup with an int literal finds an equal float key.
+  struct ValueOrder {
+    bool operator()(const Value& a, const Value& b) const;
+  };
+  struct FieldIndex {
+    roaring::Roaring present;
+    std::map<Value, roaring::Roaring, ValueOrder> values;  // set<string>: elements
+  };
+  roaring::Roaring Leaf(const filter::Node& node) const;
+  // The records whose value of `field` lies within lo and hi (either may be
+  // absent: open); both bounds comparable with the field's type.
+  static roaring::Roaring RangeUnion(const FieldIndex& field,
+                                     const std::optional<filter::Bound>& lo,
+                                     const std::optional<filter::Bound>& hi);
+  // Records of `candidates` whose row passes the leaf `node` (fields compared
+  // with each other need the rows).
+  roaring::Roaring Scan(const filter::Node& node, const roaring::Roaring& candidates) const;
+  double LeafEstimate(const filter::Node& node) const;
+  bool Comparable(std::uint32_t slot, const Value& literal) const;
+
+  std::shared_ptr<const Schema> schema_;
+  std::vector<FieldIndex> fields_;
+  std::vector<std::vector<Value>> rows_;
+  roaring::Roaring live_;
+};
+
+}  // namespace engram::index
+
+#endif  // ENGRAM_INDEX_METADATA_INDEX_H_

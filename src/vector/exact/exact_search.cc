@@ -1,0 +1,79 @@
+// ExactSearch: one pass over the allowed live records with a bounded max-heap
+// of the best k. The records are read from the roaring bitmap in blocks
+// (roaring_read_uint32_iterator), and the vectors a few records ahead are
+// prefetched, so the scan runs near memory bandwidth when the allowed-set is
+// sparse and the vectors are scattered.
+#include "vector/exact/exact_search.h"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace engram::vector {
+namespace {
+
+constexpr std::uint32_t kBlock = 256;
+// Records ahead whose vectors are prefetched: enough to cover a DRAM miss
+// (~80-100 ns) at 10-20 ns per distance. Measured on 100k x 128 (l2, k 10):
+// 8 ahead beat 2 and 4 by 10-40 % at 10 % and 50 % density, and no prefetch
+// by 40 % at 50 % (distance_benchmark).
+constexpr std::uint32_t kAhead = 8;
+// Cache lines prefetched per vector; the hardware's stream prefetcher follows
+// the rest of a longer vector once the first lines miss.
+constexpr std::size_t kPrefetchLines = 8;
+
+inline void Prefetch(const float* v, std::size_t bytes) {
+  const char* p = reinterpret_cast<const char*>(v);
+  const std::size_t lines = std::min(kPrefetchLines, (bytes + 63) / 64);
+  for (std::size_t i = 0; i < lines; ++i) __builtin_prefetch(p + 64 * i, 0, 3);
+}
+
+}  // namespace
+
+std::vector<Neighbor> ExactSearch(const VectorStore& store, const float* query, std::size_t k,
+                                  const roaring::Roaring* allowed) {
+  std::vector<Neighbor> heap;
+  if (k == 0 || store.size() == 0) return heap;
+  // Allowed and live, at roaring's container-wise intersection speed; the
+  // scan below then needs no per-record liveness test.
+  roaring::Roaring both;
+  const roaring_bitmap_t* set = &store.live().roaring;
+  if (allowed != nullptr) {
+    both = *allowed & store.live();
+    set = &both.roaring;
+  }
+  const std::uint64_t candidates = roaring_bitmap_get_cardinality(set);
+  heap.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(k, candidates)));
+
+  const DistanceFn distance = store.distance_fn();
+  const std::size_t dim = store.dim();
+  const std::size_t bytes = dim * sizeof(float);
+  // Records come in ascending order, so a record whose distance ties the
+  // current k-th has the larger id and loses the tie: once the heap is full,
+  // `d < worst` alone decides entry, and most records cost one compare.
+  float worst = 0;
+  roaring_uint32_iterator_t it;
+  roaring_init_iterator(set, &it);
+  std::uint32_t ids[kBlock];
+  for (std::uint32_t n; (n = roaring_read_uint32_iterator(&it, ids, kBlock)) > 0;) {
+    for (std::uint32_t i = 0; i < std::min(n, kAhead); ++i) Prefetch(store.Get(ids[i]), bytes);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      if (i + kAhead < n) Prefetch(store.Get(ids[i + kAhead]), bytes);
+      const std::uint32_t id = ids[i];
+      const float d = distance(query, store.Get(id), dim);
+      if (heap.size() < k) {
+        heap.push_back({id, d});
+        std::push_heap(heap.begin(), heap.end());
+        worst = heap.front().distance;
+      } else if (d < worst) {
+        std::pop_heap(heap.begin(), heap.end());
+        heap.back() = {id, d};
+        std::push_heap(heap.begin(), heap.end());
+        worst = heap.front().distance;
+      }
+    }
+  }
+  std::sort_heap(heap.begin(), heap.end());
+  return heap;
+}
+
+}  // namespace engram::vector

@@ -1,0 +1,26 @@
+// The exact k nearest neighbours among an allowed-set: the recall oracle for
+// the HNSW graph, and the plan the planner picks for selective filters
+// (SEARCH.md §2). Visits only the allowed records, so its cost is
+// proportional to the allowed-set's size, not the collection's.
+#ifndef ENGRAM_VECTOR_EXACT_EXACT_SEARCH_H_
+#define ENGRAM_VECTOR_EXACT_EXACT_SEARCH_H_
+
+#include <cstddef>
+#include <vector>
+
+#include "base/roaring.h"
+#include "vector/neighbor.h"
+#include "vector/vector_store.h"
+
+namespace engram::vector {
+
+// The best k live records of `store` among `allowed` (nullptr: all live
+// records), nearest first in Neighbor order. `query` is prepared
+// (VectorStore::PrepareQuery). Records in `allowed` that are not live are
+// skipped.
+std::vector<Neighbor> ExactSearch(const VectorStore& store, const float* query, std::size_t k,
+                                  const roaring::Roaring* allowed = nullptr);
+
+}  // namespace engram::vector
+
+#endif  // ENGRAM_VECTOR_EXACT_EXACT_SEARCH_H_

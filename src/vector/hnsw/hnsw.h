@@ -1,0 +1,100 @@
+// Hnsw: a Hierarchical Navigable Small World graph over the live records of a
+// VectorStore (Malkov and Yashunin, "Efficient and robust approximate nearest
+// neighbor search using HNSW graphs", TPAMI 2018), with a filtered search that
+// stays navigable when most records are not allowed (ACORN-1 style two-hop
+// expansion: Patel et al., SIGMOD 2024). Node numbers are record numbers; the
+// graph holds links only and reads vectors from the store, which must outlive
+// it. Insert may run on several threads at once; Search is const and safe
+// concurrently with other Searches, not with writes.
+#ifndef ENGRAM_VECTOR_HNSW_HNSW_H_
+#define ENGRAM_VECTOR_HNSW_HNSW_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/roaring.h"
+#include "engram/status.h"
+#include "vector/neighbor.h"
+#include "vector/vector_store.h"
+
+namespace engram::vector {
+
+struct HnswOptions {
+  std::size_t m = 16;                 // links per node on upper levels; 2m on level 0
+  std::size_t ef_construction = 200;  // candidate list size while inserting
+  std::uint64_t seed = 42;            // level assignment
+};
+
+// How a filtered search treats records outside the allowed-set.
+enum class HnswFilter {
+  // Walk every node, return only allowed ones (hnswlib / FAISS IDSelector
+  // behaviour): right when most records are allowed.
+  kWalkAll,
+  // Walk mostly the allowed subgraph: a disallowed neighbour is not queued,
+  // its own neighbours are looked at instead (two hops), so the walk reaches
+  // allowed records the one-hop graph does not link directly.
+  kTwoHop,
+};
+
+struct HnswSearchParams {
+  std::size_t ef = 64;  // candidate list size on level 0 (at least k is used)
+  HnswFilter filter = HnswFilter::kWalkAll;
+};
+
+struct HnswSearchStats {
+  std::size_t distances = 0;  // distance computations
+  std::size_t visited = 0;    // nodes whose links were read on level 0
+};
+
+class Hnsw {
+ public:
+  Hnsw(const VectorStore* store, HnswOptions options);
+  Hnsw(Hnsw&&) noexcept;
+  Hnsw& operator=(Hnsw&&) noexcept;
+  ~Hnsw();
+
+  // Links record `id` (live in the store) into the graph; re-links it when it
+  // is already there (its vector was replaced). Safe to call from several
+  // threads at once for different ids.
+  void Insert(std::uint32_t id);
+  // Inserts `ids` on `threads` threads (1 = in order on this thread).
+  // `progress`, when set, is called now and then with the count done.
+  void InsertBatch(std::span<const std::uint32_t> ids, std::size_t threads,
+                   const std::function<void(std::size_t)>& progress = {});
+  // Tombstones record `id`: searches walk through it but never return it.
+  // When tombstones pass a quarter of the nodes the graph repairs itself
+  // (neighbours of removed nodes are re-linked, the nodes dropped).
+  void Remove(std::uint32_t id);
+
+  // The best k allowed live records for a prepared query (nullptr allowed:
+  // all live records), nearest first. Approximate: recall depends on ef.
+  std::vector<Neighbor> Search(const float* query, std::size_t k, const HnswSearchParams& params,
+                               const roaring::Roaring* allowed = nullptr,
+                               HnswSearchStats* stats = nullptr) const;
+
+  std::size_t size() const;        // live nodes
+  std::size_t tombstones() const;  // removed nodes still linked
+  const HnswOptions& options() const;
+  // Bytes held by the links and per-node bookkeeping (not the vectors).
+  std::size_t MemoryBytes() const;
+
+  // A versioned, checksummed byte image of the links (options included).
+  std::string Serialize() const;
+  // Corruption for bytes that are not such an image, or links to records the
+  // store does not hold; never UB.
+  static StatusOr<Hnsw> Load(std::string_view bytes, const VectorStore* store);
+
+ private:
+  struct Graph;
+  std::unique_ptr<Graph> graph_;
+};
+
+}  // namespace engram::vector
+
+#endif  // ENGRAM_VECTOR_HNSW_HNSW_H_

@@ -1,0 +1,157 @@
+// The inside of Hnsw, shared by hnsw.cc (insert, remove, repair),
+// hnsw_search.cc and hnsw_serialize.cc. Layout after hnswlib: level-0 links in
+// one flat array with a fixed stride (count, then up to 2M ids), upper-level
+// links per node; per-node spinlocks for concurrent inserts, one mutex for the
+// entry point; a pool of search contexts (visited marks with generations,
+// heaps, a dense allowed bitset) so that a search allocates nothing once warm.
+#ifndef ENGRAM_VECTOR_HNSW_HNSW_GRAPH_H_
+#define ENGRAM_VECTOR_HNSW_HNSW_GRAPH_H_
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <thread>
+#include <vector>
+
+#include "vector/hnsw/hnsw.h"
+
+namespace engram::vector {
+
+// Levels above this are never drawn (with mL = 1/ln M the chance of one is
+// M^-kMaxLevel) and are rejected by Load.
+inline constexpr int kHnswMaxLevel = 64;
+inline constexpr std::uint32_t kNoNode = UINT32_MAX;
+// Bounds on the options, applied by the constructor and checked by Load.
+inline constexpr std::size_t kHnswMaxM = 256;
+inline constexpr std::size_t kHnswMaxEf = 1 << 16;
+
+// A (distance, node) pair for the search heaps; ordered by distance only,
+// which is all a heap needs and is cheaper than Neighbor's tie-break.
+struct HeapItem {
+  float distance;
+  std::uint32_t id;
+};
+
+struct MinFirst {
+  bool operator()(const HeapItem& a, const HeapItem& b) const { return a.distance > b.distance; }
+};
+struct MaxFirst {
+  bool operator()(const HeapItem& a, const HeapItem& b) const { return a.distance < b.distance; }
+};
+template <typename Order>
+inline void HeapPush(std::vector<HeapItem>& h, HeapItem item, Order order) {
+  h.push_back(item);
+  std::push_heap(h.begin(), h.end(), order);
+}
+template <typename Order>
+inline void HeapPop(std::vector<HeapItem>& h, Order order) {
+  std::pop_heap(h.begin(), h.end(), order);
+  h.pop_back();
+}
+
+// Per-search scratch, pooled: visited marks (a mark equal to `generation`
+// means visited in this search), the two heaps, and a dense bitset of the
+// allowed-set intersected with the live nodes.
+struct SearchContext {
+  std::vector<std::uint16_t> marks;
+  std::uint16_t generation = 0;
+  std::vector<HeapItem> candidates;  // min-heap on distance
+  std::vector<HeapItem> top;         // max-heap on distance
+  std::vector<std::uint64_t> allowed_bits;
+  std::vector<std::uint32_t> links;  // a copy of one link list (inserts)
+
+  // Starts a new search over `n` nodes: all unvisited.
+  void Reset(std::size_t n);
+  bool Visited(std::uint32_t id) const { return marks[id] == generation; }
+  void Visit(std::uint32_t id) { marks[id] = generation; }
+};
+
+// The graph proper; Hnsw::Graph (the header's private type) is this under
+// the header's name, so that helpers in the .cc files can name it.
+struct HnswGraph {
+  enum State : std::uint8_t { kAbsent = 0, kLive = 1, kRemoved = 2 };
+
+  HnswGraph(const VectorStore* s, HnswOptions o);
+
+  const VectorStore* store;
+  HnswOptions options;
+  std::size_t m;        // links per node on upper levels
+  std::size_t m0;       // links per node on level 0 (2m)
+  std::size_t stride0;  // 1 + m0
+  double ml;            // 1 / ln(m): level multiplier (Malkov and Yashunin §4.1)
+
+  // Node arrays, all `capacity` long. Growing them takes `resize_mutex`
+  // exclusively; inserts hold it shared.
+  std::size_t capacity = 0;
+  std::vector<std::uint32_t> level0;               // capacity x stride0
+  std::vector<std::vector<std::uint32_t>> upper;   // per node: level x (1 + m)
+  std::vector<std::int8_t> levels;                 // -1: not in the graph
+  std::unique_ptr<std::atomic<std::uint8_t>[]> state;
+  std::unique_ptr<std::atomic<std::uint8_t>[]> locks;
+  // Bit per node: in the graph and not removed. Written with atomic_ref.
+  std::vector<std::uint64_t> live_bits;
+  std::shared_mutex resize_mutex;
+
+  std::mutex entry_mutex;  // guards entry and max_level while inserting
+  std::uint32_t entry = kNoNode;
+  int max_level = -1;
+  std::atomic<std::size_t> live_count{0};
+  std::atomic<std::size_t> removed_count{0};
+
+  mutable std::mutex pool_mutex;
+  mutable std::vector<std::unique_ptr<SearchContext>> pool;
+
+  // Link lists: [count, id, id, ...].
+  std::uint32_t* Links(std::uint32_t id, int level) {
+    return level == 0 ? level0.data() + std::size_t{id} * stride0
+                      : upper[id].data() + std::size_t(level - 1) * (m + 1);
+  }
+  const std::uint32_t* Links(std::uint32_t id, int level) const {
+    return level == 0 ? level0.data() + std::size_t{id} * stride0
+                      : upper[id].data() + std::size_t(level - 1) * (m + 1);
+  }
+  std::size_t MaxLinks(int level) const { return level == 0 ? m0 : m; }
+  bool IsLive(std::uint32_t id) const { return (live_bits[id >> 6] >> (id & 63)) & 1; }
+
+  // Grows the node arrays to hold `n` nodes; caller holds resize_mutex
+  // exclusively (or is the only user).
+  void Grow(std::size_t n);
+  void SetLiveBit(std::uint32_t id, bool live);
+
+  std::unique_ptr<SearchContext> AcquireContext() const;
+  void ReleaseContext(std::unique_ptr<SearchContext> ctx) const;
+
+  // hnsw.cc: building.
+  int RandomLevel(std::uint32_t id) const;
+  // Keeps at most `max` of `sorted` (nearest first) by the heuristic.
+  void SelectNeighbors(std::vector<HeapItem>& sorted, std::size_t max) const;
+  void CopyLinks(std::uint32_t id, int level, std::vector<std::uint32_t>& out);
+  HeapItem GreedyLocked(const float* q, HeapItem cur, int from, int to, SearchContext& ctx);
+  void SearchLayerLocked(const float* q, HeapItem ep, std::size_t ef, int level,
+                         std::uint32_t self, SearchContext& ctx);
+  void Connect(std::uint32_t id, int level, const std::vector<HeapItem>& selected,
+               std::vector<HeapItem>& scratch);
+  // Insert with resize_mutex held shared and capacity > id.
+  void InsertNode(std::uint32_t id);
+  // hnsw_repair.cc: re-links the neighbours of removed nodes, drops them.
+  void Repair();
+
+  void Lock(std::uint32_t id) {
+    while (locks[id].exchange(1, std::memory_order_acquire) != 0) {
+      while (locks[id].load(std::memory_order_relaxed) != 0) std::this_thread::yield();
+    }
+  }
+  void Unlock(std::uint32_t id) { locks[id].store(0, std::memory_order_release); }
+};
+
+struct Hnsw::Graph : HnswGraph {
+  using HnswGraph::HnswGraph;
+};
+
+}  // namespace engram::vector
+
+#endif  // ENGRAM_VECTOR_HNSW_HNSW_GRAPH_H_

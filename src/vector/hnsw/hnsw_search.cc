@@ -1,0 +1,297 @@
+// Hnsw::Search: greedy descent on the upper levels, then an ef-bounded beam
+// search on level 0 (Malkov and Yashunin, Algorithms 2 and 5), in one of
+// three forms: unfiltered (no membership test at all), walk-all (every node
+// walked, only allowed live ones kept: hnswlib's filtered search), or two-hop
+// (ACORN-1, Patel et al., SIGMOD 2024 §5: a disallowed neighbour is not
+// queued, its allowed neighbours are, up to 2M per expansion). The allowed-set
+// is first turned into a dense bitset ANDed with the live nodes: a test is
+// then one load and a shift, where a roaring lookup costs a binary search.
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include "vector/hnsw/hnsw.h"
+#include "vector/hnsw/hnsw_graph.h"
+
+namespace engram::vector {
+namespace {
+
+// How many cache lines of the next neighbour's vector to prefetch.
+constexpr std::size_t kPrefetchLines = 2;
+
+inline bool TestBit(const std::uint64_t* bits, std::uint32_t id) {
+  return (bits[id >> 6] >> (id & 63)) & 1;
+}
+
+inline void SetRange(std::uint64_t* bits, std::size_t words, std::uint64_t from,
+                     std::uint64_t to) {  // [from, to)
+  to = std::min<std::uint64_t>(to, words * 64);
+  for (std::uint64_t i = from; i < to;) {
+    if ((i & 63) == 0 && i + 64 <= to) {
+      bits[i >> 6] = ~std::uint64_t{0};
+      i += 64;
+    } else {
+      bits[i >> 6] |= std::uint64_t{1} << (i & 63);
+      ++i;
+    }
+  }
+}
+
+// `out` = allowed AND live, one bit per node; returns its popcount.
+std::size_t BuildAllowedBits(const roaring::Roaring& allowed, const std::vector<std::uint64_t>& live,
+                             std::vector<std::uint64_t>& out) {
+  const std::size_t words = live.size();
+  out.resize(words);
+  std::memset(out.data(), 0, words * 8);
+  std::uint64_t* bits = out.data();
+#if !defined(ROARING_VERSION_MAJOR)
+  // CRoaring 0.2.x (Debian 12): copy containers directly, 8 KiB at a time for
+  // dense chunks. Later releases hide these internals; the loop below serves.
+  const roaring_array_t& ra = allowed.roaring.high_low_container;
+  for (std::int32_t i = 0; i < ra.size; ++i) {
+    const std::uint64_t base = std::uint64_t{ra.keys[i]} << 16;
+    if (base >= words * 64) break;
+    std::uint8_t type = ra.typecodes[i];
+    const void* c = container_unwrap_shared(ra.containers[i], &type);
+    const std::size_t first_word = base >> 6;
+    if (type == BITSET_CONTAINER_TYPE_CODE) {
+      const auto* b = static_cast<const bitset_container_t*>(c);
+      const std::size_t n = std::min<std::size_t>(1024, words - first_word);
+      std::memcpy(bits + first_word, b->array, n * 8);
+    } else if (type == ARRAY_CONTAINER_TYPE_CODE) {
+      const auto* a = static_cast<const array_container_t*>(c);
+      for (std::int32_t j = 0; j < a->cardinality; ++j) {
+        const std::uint64_t id = base | a->array[j];
+        if (id < words * 64) bits[id >> 6] |= std::uint64_t{1} << (id & 63);
+      }
+    } else {
+      const auto* r = static_cast<const run_container_t*>(c);
+      for (std::int32_t j = 0; j < r->n_runs; ++j) {
+        const std::uint64_t from = base + r->runs[j].value;
+        SetRange(bits, words, from, from + r->runs[j].length + 1);
+      }
+    }
+  }
+#else
+  for (std::uint32_t id : allowed) {
+    if (id >= words * 64) break;
+    bits[id >> 6] |= std::uint64_t{1} << (id & 63);
+  }
+#endif
+  std::size_t count = 0;
+  for (std::size_t w = 0; w < words; ++w) {
+    bits[w] &= live[w];
+    count += static_cast<std::size_t>(__builtin_popcountll(bits[w]));
+  }
+  return count;
+}
+
+// The level-0 searches share this frame: the graph, the query, the scratch.
+struct Level0 {
+  const HnswGraph& g;
+  SearchContext& ctx;
+  const float* q;
+  std::size_t ef;
+  std::size_t allowed_count;
+  const std::uint64_t* bits;  // allowed and live; nullptr: every node
+  HnswSearchStats& stats;
+  const float* base = g.store->Get(0);
+  std::size_t dim = g.store->dim();
+  DistanceFn dist = g.store->distance_fn();
+  float lower = std::numeric_limits<float>::infinity();
+
+  const float* Vec(std::uint32_t id) const { return base + std::size_t{id} * dim; }
+  void Prefetch(std::uint32_t id) const {
+    const char* p = reinterpret_cast<const char*>(Vec(id));
+    for (std::size_t i = 0; i < kPrefetchLines && i * 64 < dim * 4; ++i) {
+      __builtin_prefetch(p + i * 64);
+    }
+  }
+  // Queues `id` at distance d and keeps it when allowed (kCheck) and near.
+  template <bool kCheck>
+  void Offer(float d, std::uint32_t id) {
+    if (ctx.top.size() < ef || d < lower) {
+      HeapPush(ctx.candidates, {d, id}, MinFirst{});
+      if (!kCheck || TestBit(bits, id)) {
+        HeapPush(ctx.top, {d, id}, MaxFirst{});
+        if (ctx.top.size() > ef) HeapPop(ctx.top, MaxFirst{});
+        lower = ctx.top[0].distance;
+      }
+    }
+  }
+
+  // Walks every node; keeps allowed ones when kFiltered. Runs on until ef
+  // nodes are kept or the reachable graph is exhausted, as hnswlib does, so
+  // a sparse filter costs time rather than recall.
+  template <bool kFiltered>
+  void WalkAll(HeapItem ep) {
+    ctx.Visit(ep.id);
+    HeapPush(ctx.candidates, ep, MinFirst{});
+    if (!kFiltered || TestBit(bits, ep.id)) {
+      HeapPush(ctx.top, ep, MaxFirst{});
+      lower = ep.distance;
+    }
+    while (!ctx.candidates.empty()) {
+      const HeapItem c = ctx.candidates[0];
+      if (c.distance > lower && ctx.top.size() >= ef) break;
+      HeapPop(ctx.candidates, MinFirst{});
+      ++stats.visited;
+      const std::uint32_t* l = g.Links(c.id, 0);
+      const std::uint32_t n = l[0];
+      if (n == 0) continue;
+      __builtin_prefetch(&ctx.marks[l[1]]);
+      Prefetch(l[1]);
+      for (std::uint32_t j = 1; j <= n; ++j) {
+        const std::uint32_t nb = l[j];
+        if (j < n) {
+          __builtin_prefetch(&ctx.marks[l[j + 1]]);
+          Prefetch(l[j + 1]);
+        }
+        if (ctx.Visited(nb)) continue;
+        ctx.Visit(nb);
+        const float d = dist(q, Vec(nb), dim);
+        ++stats.distances;
+        Offer<kFiltered>(d, nb);
+      }
+    }
+  }
+
+  // ACORN-1 expansion: only allowed nodes are queued (bar a disallowed entry
+  // point, which seeds the walk). A disallowed neighbour is looked through:
+  // its allowed neighbours are offered instead, until 2M are gathered for
+  // this expansion (ACORN truncates to the list size the same way). If the
+  // queue runs dry before ef nodes are kept while more are allowed (the
+  // allowed nodes two hops out are exhausted: a sparse or fragmented allowed
+  // subgraph), the disallowed nodes looked through are queued as stepping
+  // stones, nearest first, so the walk goes on towards every allowed node
+  // connected to the graph: the result is never short when the graph has
+  // more allowed nodes to give. With fewer than ef allowed nodes this walks
+  // the graph; the planner scans those exactly instead.
+  void TwoHop(HeapItem ep) {
+    const std::size_t budget = g.m0;
+    std::vector<std::uint32_t>& spill = ctx.links;
+    spill.clear();
+    ctx.Visit(ep.id);
+    HeapPush(ctx.candidates, ep, MinFirst{});
+    if (TestBit(bits, ep.id)) {
+      HeapPush(ctx.top, ep, MaxFirst{});
+      lower = ep.distance;
+    }
+    for (;;) {
+      while (!ctx.candidates.empty()) {
+        const HeapItem c = ctx.candidates[0];
+        if (c.distance > lower && ctx.top.size() >= ef) return;
+        HeapPop(ctx.candidates, MinFirst{});
+        Expand(c.id, budget, spill);
+      }
+      if (ctx.top.size() >= std::min(ef, allowed_count) || spill.empty()) return;
+      for (std::uint32_t s : spill) {
+        if (ctx.Visited(s)) continue;
+        ctx.Visit(s);
+        ++stats.distances;
+        HeapPush(ctx.candidates, {dist(q, Vec(s), dim), s}, MinFirst{});
+      }
+      spill.clear();
+    }
+  }
+
+  void Expand(std::uint32_t c, std::size_t budget, std::vector<std::uint32_t>& spill) {
+    ++stats.visited;
+    const std::uint32_t* l = g.Links(c, 0);
+    const std::uint32_t n = l[0];
+    std::size_t gathered = 0;
+    for (std::uint32_t j = 1; j <= n && gathered < budget; ++j) {
+      const std::uint32_t nb = l[j];
+      if (ctx.Visited(nb)) continue;
+      if (TestBit(bits, nb)) {
+        ctx.Visit(nb);
+        const float d = dist(q, Vec(nb), dim);
+        ++stats.distances;
+        Offer<false>(d, nb);
+        ++gathered;
+        continue;
+      }
+      spill.push_back(nb);
+      const std::uint32_t* l2 = g.Links(nb, 0);
+      const std::uint32_t n2 = l2[0];
+      for (std::uint32_t i = 1; i <= n2 && gathered < budget; ++i) {
+        const std::uint32_t nn = l2[i];
+        if (ctx.Visited(nn) || !TestBit(bits, nn)) continue;
+        ctx.Visit(nn);
+        const float d = dist(q, Vec(nn), dim);
+        ++stats.distances;
+        Offer<false>(d, nn);
+        ++gathered;
+      }
+    }
+  }
+};
+
+HeapItem Greedy(const HnswGraph& g, const float* q, HeapItem cur, int from,
+                HnswSearchStats& stats) {
+  const std::size_t dim = g.store->dim();
+  const DistanceFn dist = g.store->distance_fn();
+  for (int level = from; level > 0; --level) {
+    for (bool changed = true; changed;) {
+      changed = false;
+      const std::uint32_t* l = g.Links(cur.id, level);
+      for (std::uint32_t j = 1; j <= l[0]; ++j) {
+        const float d = dist(q, g.store->Get(l[j]), dim);
+        ++stats.distances;
+        if (d < cur.distance) {
+          cur = {d, l[j]};
+          changed = true;
+        }
+      }
+    }
+  }
+  return cur;
+}
+
+}  // namespace
+
+std::vector<Neighbor> Hnsw::Search(const float* query, std::size_t k,
+                                   const HnswSearchParams& params,
+                                   const roaring::Roaring* allowed,
+                                   HnswSearchStats* stats) const {
+  const Graph& g = *graph_;
+  HnswSearchStats local;
+  HnswSearchStats& st = stats ? *stats : local;
+  if (k == 0 || g.entry == kNoNode || g.live_count.load(std::memory_order_relaxed) == 0) return {};
+  std::unique_ptr<SearchContext> ctx = g.AcquireContext();
+  const std::uint64_t* bits = nullptr;
+  std::size_t allowed_count = g.live_count.load(std::memory_order_relaxed);
+  if (allowed != nullptr) {
+    allowed_count = BuildAllowedBits(*allowed, g.live_bits, ctx->allowed_bits);
+    if (allowed_count == 0) {
+      g.ReleaseContext(std::move(ctx));
+      return {};
+    }
+    bits = ctx->allowed_bits.data();
+  } else if (g.removed_count.load(std::memory_order_relaxed) > 0) {
+    bits = g.live_bits.data();
+  }
+  HeapItem ep{g.store->Distance(query, g.entry), g.entry};
+  ++st.distances;
+  ep = Greedy(g, query, ep, g.max_level, st);
+
+  const std::size_t ef = std::max(params.ef, k);
+  ctx->Reset(g.capacity);
+  Level0 walk{g, *ctx, query, ef, allowed_count, bits, st};
+  if (bits == nullptr) {
+    walk.WalkAll<false>(ep);
+  } else if (params.filter == HnswFilter::kTwoHop && allowed != nullptr) {
+    walk.TwoHop(ep);
+  } else {
+    walk.WalkAll<true>(ep);
+  }
+  std::vector<Neighbor> out;
+  out.reserve(ctx->top.size());
+  for (const HeapItem& h : ctx->top) out.push_back({h.id, h.distance});
+  g.ReleaseContext(std::move(ctx));
+  std::sort(out.begin(), out.end());
+  if (out.size() > k) out.resize(k);
+  return out;
+}
+
+}  // namespace engram::vector

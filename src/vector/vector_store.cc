@@ -1,0 +1,215 @@
+// VectorStore: validation and normalisation on Put, geometric growth of the
+// float array, and the byte image. The image (version 1), little-endian,
+// varints as LEB128:
+//   "ENGRMVEC" u32 version
+//   varint dim, u8 metric, varint limit
+//   varint live count, count x varint id (the first as is, then the gap to
+//          the previous id, at least 1)
+//   limit x dim float32 (every slot, live or not: a graph may still walk
+//          through a removed record's stale vector)
+//   u64 FNV-1a of everything before.
+// Load checks the checksum and every invariant the searches rely on (ids
+// below limit, finite and bounded components, unit-length cosine vectors),
+// accepts only the encoding Serialize writes, and never allocates more than
+// the input holds.
+#include "vector/vector_store.h"
+
+#include <algorithm>
+#include <bit>
+#include <cassert>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "base/bytes.h"
+
+namespace engram::vector {
+namespace {
+
+static_assert(std::endian::native == std::endian::little,
+              "the image stores floats in host order, which must be little-endian");
+
+constexpr char kMagic[8] = {'E', 'N', 'G', 'R', 'M', 'V', 'E', 'C'};
+constexpr std::uint32_t kVersion = 1;
+// How far a stored cosine vector's squared norm may be from 1: normalising in
+// double and rounding each component to float moves it by about dim * 2^-24
+// relative at worst, far below this.
+constexpr double kUnitTolerance = 1e-4;
+
+// Bytes the LEB128 encoding of v takes.
+std::size_t VarLength(std::uint64_t v) {
+  std::size_t n = 1;
+  for (; v >= 0x80; v >>= 7) ++n;
+  return n;
+}
+
+// Checks `v` as a vector of the collection (`what` names it in messages) and
+// returns the factor its components are multiplied by when stored: 1 / norm
+// for cosine, 1 otherwise.
+StatusOr<double> Check(std::span<const float> v, std::size_t dim, Metric metric,
+                       std::string_view what) {
+  if (v.size() != dim) {
+    return Status::InvalidArgument(std::string(what) + " has " + std::to_string(v.size()) +
+                                   " components, the collection's dimension is " +
+                                   std::to_string(dim));
+  }
+  double squares = 0;
+  for (std::size_t i = 0; i < dim; ++i) {
+    const float x = v[i];
+    if (!std::isfinite(x)) {
+      return Status::InvalidArgument(std::string(what) + "[" + std::to_string(i) +
+                                     "] is not a finite number");
+    }
+    if (std::fabs(x) > VectorStore::kMaxComponent) {
+      return Status::InvalidArgument(std::string(what) + "[" + std::to_string(i) +
+                                     "] is larger in magnitude than 1e15");
+    }
+    squares += double{x} * double{x};
+  }
+  if (metric != Metric::kCosine) return 1.0;
+  if (squares == 0) {
+    return Status::InvalidArgument(std::string(what) +
+                                   " is all zeros; the cosine metric needs a non-zero vector");
+  }
+  return 1.0 / std::sqrt(squares);
+}
+
+void Scale(std::span<const float> v, double factor, float* out) {
+  if (factor == 1.0) {
+    std::memcpy(out, v.data(), v.size() * sizeof(float));
+    return;
+  }
+  for (std::size_t i = 0; i < v.size(); ++i) out[i] = static_cast<float>(double{v[i]} * factor);
+}
+
+}  // namespace
+
+VectorStore::VectorStore(std::size_t dim, Metric metric)
+    : dim_(dim), metric_(metric), distance_(DistanceFor(metric)) {
+  assert(dim >= 1 && dim <= kMaxDim + 1);
+}
+
+Status VectorStore::Put(std::uint32_t id, std::span<const float> vector) {
+  if (id == UINT32_MAX) return Status::InvalidArgument("record number 4294967295 is out of range");
+  StatusOr<double> factor = Check(vector, dim_, metric_, "vector");
+  if (!factor.ok()) return factor.status();
+  if (id >= limit_) {
+    const std::size_t needed = (std::size_t{id} + 1) * dim_;
+    // Doubling keeps appends in record order amortised O(dim) each.
+    if (needed > data_.capacity()) data_.reserve(std::max(needed, 2 * data_.capacity()));
+    data_.resize(needed, 0.0f);
+    limit_ = id + 1;
+  }
+  Scale(vector, *factor, data_.data() + std::size_t{id} * dim_);
+  live_.add(id);
+  return Status::Ok();
+}
+
+void VectorStore::Remove(std::uint32_t id) {
+  live_.remove(id);
+}
+
+StatusOr<std::vector<float>> VectorStore::PrepareQuery(std::span<const float> query) const {
+  StatusOr<double> factor = Check(query, dim_, metric_, "query");
+  if (!factor.ok()) return factor.status();
+  std::vector<float> prepared(dim_);
+  Scale(query, *factor, prepared.data());
+  return prepared;
+}
+
+std::size_t VectorStore::MemoryBytes() const {
+  return data_.capacity() * sizeof(float) + live_.getSizeInBytes(false);
+}
+
+std::string VectorStore::Serialize() const {
+  ByteWriter w;
+  w.out.reserve(64 + 5 * static_cast<std::size_t>(size()) +
+                std::size_t{limit_} * dim_ * sizeof(float));
+  w.Raw(kMagic, 8);
+  w.Fixed(kVersion, 4);
+  w.Var(dim_);
+  w.U8(static_cast<std::uint8_t>(metric_));
+  w.Var(limit_);
+  w.Var(live_.cardinality());
+  std::uint32_t prev = 0;
+  bool first = true;
+  for (std::uint32_t id : live_) {
+    w.Var(first ? id : id - prev);
+    prev = id;
+    first = false;
+  }
+  if (limit_ > 0) w.Raw(data_.data(), std::size_t{limit_} * dim_ * sizeof(float));
+  w.Fixed(Fnv1a64(w.out), 8);
+  return std::move(w.out);
+}
+
+StatusOr<VectorStore> VectorStore::Load(std::string_view bytes) {
+  auto fail = [](const char* why) -> StatusOr<VectorStore> {
+    return Status::Corruption(std::string("vector store image: ") + why);
+  };
+  if (bytes.size() < 8 + 4 + 8 || std::memcmp(bytes.data(), kMagic, 8) != 0) {
+    return fail("not a vector store (bad magic or too short)");
+  }
+  ByteReader check(bytes.substr(bytes.size() - 8));
+  if (check.Fixed(8) != Fnv1a64(bytes.substr(0, bytes.size() - 8))) {
+    return fail("checksum mismatch (truncated or corrupt)");
+  }
+  ByteReader r(bytes.substr(8, bytes.size() - 16));
+  if (r.Fixed(4) != kVersion) return fail("unsupported version");
+  // The length Serialize would have written so far, to refuse redundant
+  // varint bytes (one store, one image).
+  std::size_t canonical = 8 + 4 + 1 + 8;
+
+  const std::uint64_t dim = r.Var(kMaxDim);
+  const std::uint64_t metric = r.Fixed(1);
+  if (!r.ok() || dim == 0) return fail("bad dimension");
+  if (metric > static_cast<std::uint64_t>(Metric::kL2)) return fail("bad metric");
+  const std::uint64_t limit = r.Var(UINT32_MAX);
+  if (!r.ok()) return fail("bad record limit");
+  canonical += VarLength(dim) + VarLength(limit);
+
+  VectorStore store(static_cast<std::size_t>(dim), static_cast<Metric>(metric));
+  const std::size_t count = r.Count();
+  if (!r.ok() || count > limit) return fail("bad live count");
+  canonical += VarLength(count);
+  std::uint64_t id = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::uint64_t step = r.Var();
+    id = i == 0 ? step : id + step;
+    if (!r.ok() || (i > 0 && step == 0) || id >= limit) return fail("bad live record number");
+    canonical += VarLength(step);
+    store.live_.add(static_cast<std::uint32_t>(id));
+  }
+
+  // The vectors are the rest of the image, exactly; checked before the
+  // allocation, so a huge limit or dim cannot ask for memory the input lacks.
+  const std::uint64_t floats = limit * dim;
+  if (floats > r.left() / sizeof(float) || floats * sizeof(float) != r.left()) {
+    return fail("vector data does not match limit x dimension");
+  }
+  canonical += floats * sizeof(float);
+  if (canonical != bytes.size()) return fail("non-canonical encoding");
+  store.limit_ = static_cast<std::uint32_t>(limit);
+  if (floats > 0) {
+    store.data_.resize(floats);
+    r.Raw(store.data_.data(), floats * sizeof(float));
+    if (!r.ok()) return fail("truncated vector data");
+  }
+
+  for (float x : store.data_) {
+    if (!(std::fabs(x) <= kMaxComponent)) return fail("vector component not finite or too large");
+  }
+  if (store.metric_ == Metric::kCosine) {
+    for (std::uint32_t live : store.live_) {
+      const float* v = store.Get(live);
+      double squares = 0;
+      for (std::size_t i = 0; i < store.dim_; ++i) squares += double{v[i]} * double{v[i]};
+      if (!(std::fabs(squares - 1.0) <= kUnitTolerance)) {
+        return fail("cosine vector is not unit length");
+      }
+    }
+  }
+  return store;
+}
+
+}  // namespace engram::vector

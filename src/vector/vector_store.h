@@ -1,0 +1,80 @@
+// VectorStore: the vectors of one collection in one contiguous float32 array
+// indexed by record number, with the set of live record numbers. Both the
+// exact scan and the HNSW graph read vectors from here; the graph stores only
+// links. Not thread-safe for writes; concurrent const use is safe.
+#ifndef ENGRAM_VECTOR_VECTOR_STORE_H_
+#define ENGRAM_VECTOR_VECTOR_STORE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/roaring.h"
+#include "engram/status.h"
+#include "vector/distance/distance.h"
+#include "vector/metric.h"
+
+namespace engram::vector {
+
+class VectorStore {
+ public:
+  // dim in [1, kMaxDim + 1] (collections have at most kMaxDim; the dot
+  // metric's Euclidean copy in VectorIndex has one more).
+  VectorStore(std::size_t dim, Metric metric);
+
+  static constexpr std::size_t kMaxDim = 4096;
+  // The largest component magnitude accepted: with it no distance of any
+  // metric can overflow to inf or NaN (4096 * (2e15)^2 < FLT_MAX), so every
+  // distance orders.
+  static constexpr float kMaxComponent = 1e15f;
+
+  // Stores (or replaces) the vector of record `id`. InvalidArgument when the
+  // size is not dim, a component is not finite or exceeds kMaxComponent in
+  // magnitude, (cosine) the vector is zero, or id is UINT32_MAX; the message
+  // names the offending component index. Cosine vectors are stored normalised.
+  Status Put(std::uint32_t id, std::span<const float> vector);
+  // Forgets record `id` (no-op when absent). Its slot keeps stale bytes.
+  void Remove(std::uint32_t id);
+  bool Contains(std::uint32_t id) const { return live_.contains(id); }
+
+  // A query in the stored form (validated as Put does; normalised for cosine).
+  StatusOr<std::vector<float>> PrepareQuery(std::span<const float> query) const;
+
+  // The stored vector of a live (or once-stored) record; id < limit().
+  const float* Get(std::uint32_t id) const { return data_.data() + std::size_t{id} * dim_; }
+  // Internal distance (metric.h) from a prepared query to record `id`.
+  float Distance(const float* prepared_query, std::uint32_t id) const {
+    return distance_(prepared_query, Get(id), dim_);
+  }
+  DistanceFn distance_fn() const { return distance_; }
+
+  std::size_t dim() const { return dim_; }
+  Metric metric() const { return metric_; }
+  std::size_t size() const { return live_.cardinality(); }
+  // One past the largest record number ever stored.
+  std::uint32_t limit() const { return limit_; }
+  const roaring::Roaring& live() const { return live_; }
+  // Bytes held by the vectors (for memory-per-vector reports).
+  std::size_t MemoryBytes() const;
+
+  // A versioned, checksummed byte image (dim, metric, live set, vectors).
+  std::string Serialize() const;
+  // Corruption for bytes that are not such an image (truncated, corrupt,
+  // inconsistent); never UB and never allocates more than the input holds.
+  static StatusOr<VectorStore> Load(std::string_view bytes);
+
+ private:
+  std::size_t dim_;
+  Metric metric_;
+  DistanceFn distance_;
+  std::uint32_t limit_ = 0;
+  std::vector<float> data_;
+  roaring::Roaring live_;
+};
+
+}  // namespace engram::vector
+
+#endif  // ENGRAM_VECTOR_VECTOR_STORE_H_
