@@ -128,7 +128,7 @@ void HnswGraph::SelectNeighbors(std::vector<HeapItem>& sorted, std::size_t max) 
 }
 
 HeapItem HnswGraph::GreedyLocked(const float* q, HeapItem cur, int from, int to,
-                                   SearchContext& ctx) {
+                                 SearchContext& ctx) {
   const std::size_t dim = store->dim();
   const DistanceFn dist = store->distance_fn();
   for (int level = from; level > to; --level) {
@@ -158,7 +158,7 @@ void HnswGraph::CopyLinks(std::uint32_t id, int level, std::vector<std::uint32_t
 // under their locks, `self` and removed nodes are walked through but never
 // kept. Leaves the ef nearest in ctx.top, sorted nearest first.
 void HnswGraph::SearchLayerLocked(const float* q, HeapItem ep, std::size_t ef, int level,
-                                    std::uint32_t self, SearchContext& ctx) {
+                                  std::uint32_t self, SearchContext& ctx) {
   const std::size_t dim = store->dim();
   const DistanceFn dist = store->distance_fn();
   const bool skip_removed = removed_count.load(std::memory_order_relaxed) > 0;
@@ -196,7 +196,7 @@ void HnswGraph::SearchLayerLocked(const float* q, HeapItem ep, std::size_t ef, i
 // Sets the links of `id` on `level` to `selected` and adds `id` to each of
 // theirs, shrinking a full list with the heuristic.
 void HnswGraph::Connect(std::uint32_t id, int level, const std::vector<HeapItem>& selected,
-                          std::vector<HeapItem>& scratch) {
+                        std::vector<HeapItem>& scratch) {
   const std::size_t dim = store->dim();
   const DistanceFn dist = store->distance_fn();
   const std::size_t max = MaxLinks(level);
@@ -329,15 +329,22 @@ void Hnsw::InsertBatch(std::span<const std::uint32_t> ids, std::size_t threads,
     }
   };
   std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < std::max<std::size_t>(threads, 1); ++t) pool.emplace_back(work, false);
+  for (std::size_t t = 1; t < std::max<std::size_t>(threads, 1); ++t)
+    pool.emplace_back(work, false);
   work(true);
   for (std::thread& t : pool) t.join();
   if (progress) progress(ids.size());
 }
 
-std::size_t Hnsw::size() const { return graph_->live_count.load(); }
-std::size_t Hnsw::tombstones() const { return graph_->removed_count.load(); }
-const HnswOptions& Hnsw::options() const { return graph_->options; }
+std::size_t Hnsw::size() const {
+  return graph_->live_count.load();
+}
+std::size_t Hnsw::tombstones() const {
+  return graph_->removed_count.load();
+}
+const HnswOptions& Hnsw::options() const {
+  return graph_->options;
+}
 
 std::size_t Hnsw::MemoryBytes() const {
   const Graph& g = *graph_;

@@ -87,9 +87,9 @@ struct HnswGraph {
   // Node arrays, all `capacity` long. Growing them takes `resize_mutex`
   // exclusively; inserts hold it shared.
   std::size_t capacity = 0;
-  std::vector<std::uint32_t> level0;               // capacity x stride0
-  std::vector<std::vector<std::uint32_t>> upper;   // per node: level x (1 + m)
-  std::vector<std::int8_t> levels;                 // -1: not in the graph
+  std::vector<std::uint32_t> level0;              // capacity x stride0
+  std::vector<std::vector<std::uint32_t>> upper;  // per node: level x (1 + m)
+  std::vector<std::int8_t> levels;                // -1: not in the graph
   std::unique_ptr<std::atomic<std::uint8_t>[]> state;
   std::unique_ptr<std::atomic<std::uint8_t>[]> locks;
   // Bit per node: in the graph and not removed. Written with atomic_ref.
@@ -131,8 +131,8 @@ struct HnswGraph {
   void SelectNeighbors(std::vector<HeapItem>& sorted, std::size_t max) const;
   void CopyLinks(std::uint32_t id, int level, std::vector<std::uint32_t>& out);
   HeapItem GreedyLocked(const float* q, HeapItem cur, int from, int to, SearchContext& ctx);
-  void SearchLayerLocked(const float* q, HeapItem ep, std::size_t ef, int level,
-                         std::uint32_t self, SearchContext& ctx);
+  void SearchLayerLocked(const float* q, HeapItem ep, std::size_t ef, int level, std::uint32_t self,
+                         SearchContext& ctx);
   void Connect(std::uint32_t id, int level, const std::vector<HeapItem>& selected,
                std::vector<HeapItem>& scratch);
   // Insert with resize_mutex held shared and capacity > id.

@@ -38,7 +38,8 @@ inline void SetRange(std::uint64_t* bits, std::size_t words, std::uint64_t from,
 }
 
 // `out` = allowed AND live, one bit per node; returns its popcount.
-std::size_t BuildAllowedBits(const roaring::Roaring& allowed, const std::vector<std::uint64_t>& live,
+std::size_t BuildAllowedBits(const roaring::Roaring& allowed,
+                             const std::vector<std::uint64_t>& live,
                              std::vector<std::uint64_t>& out) {
   const std::size_t words = live.size();
   out.resize(words);
@@ -251,8 +252,7 @@ HeapItem Greedy(const HnswGraph& g, const float* q, HeapItem cur, int from,
 }  // namespace
 
 std::vector<Neighbor> Hnsw::Search(const float* query, std::size_t k,
-                                   const HnswSearchParams& params,
-                                   const roaring::Roaring* allowed,
+                                   const HnswSearchParams& params, const roaring::Roaring* allowed,
                                    HnswSearchStats* stats) const {
   const Graph& g = *graph_;
   HnswSearchStats local;

@@ -82,7 +82,8 @@ StatusOr<Hnsw> Hnsw::Load(std::string_view bytes, const VectorStore* store) {
     const std::uint8_t state = r.U8();
     if (!r.ok() || state > HnswGraph::kRemoved) return fail("bad node state");
     if (state == HnswGraph::kAbsent) continue;
-    if (state == HnswGraph::kLive && !store->Contains(id)) return fail("live node not in the store");
+    if (state == HnswGraph::kLive && !store->Contains(id))
+      return fail("live node not in the store");
     const int level = r.U8();
     // Each level takes at least its count byte.
     if (!r.ok() || level > kHnswMaxLevel || static_cast<std::size_t>(level) + 1 > r.left()) {

@@ -4,11 +4,11 @@
 // rejection of truncated or corrupt images without UB).
 #include "vector/hnsw/hnsw.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <random>
 #include <set>
+
+#include <gtest/gtest.h>
 
 #include "base/bytes.h"
 #include "vector/exact/exact_search.h"
@@ -130,17 +130,16 @@ TEST_P(HnswFilterTest, FilteredRecallMatchesExact) {
 // allowed region they reach, which need not be the nearest: the planner
 // sends such filters to walk-all or the exact scan, and the lower floor here
 // only guards the walk against collapse.
-INSTANTIATE_TEST_SUITE_P(
-    Filters, HnswFilterTest,
-    ::testing::Values(FilterCase{HnswFilter::kWalkAll, 0.5, 64},
-                      FilterCase{HnswFilter::kWalkAll, 0.1, 64},
-                      FilterCase{HnswFilter::kWalkAll, 0.01, 64},
-                      FilterCase{HnswFilter::kWalkAll, -0.1, 64},
-                      FilterCase{HnswFilter::kTwoHop, 0.5, 64},
-                      FilterCase{HnswFilter::kTwoHop, 0.1, 64},
-                      FilterCase{HnswFilter::kTwoHop, 0.01, 64},
-                      FilterCase{HnswFilter::kTwoHop, -0.1, 64, 0.8},
-                      FilterCase{HnswFilter::kTwoHop, -0.01, 64}));
+INSTANTIATE_TEST_SUITE_P(Filters, HnswFilterTest,
+                         ::testing::Values(FilterCase{HnswFilter::kWalkAll, 0.5, 64},
+                                           FilterCase{HnswFilter::kWalkAll, 0.1, 64},
+                                           FilterCase{HnswFilter::kWalkAll, 0.01, 64},
+                                           FilterCase{HnswFilter::kWalkAll, -0.1, 64},
+                                           FilterCase{HnswFilter::kTwoHop, 0.5, 64},
+                                           FilterCase{HnswFilter::kTwoHop, 0.1, 64},
+                                           FilterCase{HnswFilter::kTwoHop, 0.01, 64},
+                                           FilterCase{HnswFilter::kTwoHop, -0.1, 64, 0.8},
+                                           FilterCase{HnswFilter::kTwoHop, -0.01, 64}));
 
 TEST(HnswTest, EmptyAndDegenerate) {
   VectorStore store(4, Metric::kL2);
