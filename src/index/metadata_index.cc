@@ -216,20 +216,25 @@ roaring::Roaring MetadataIndex::Evaluate(const Node& n) const {
       return Union(parts);
     }
     case Op::kAnd: {
-      // Smallest first, so that the running intersection shrinks early and
-      // row scans only visit what the cheaper children kept.
-      std::vector<std::pair<double, const Node*>> order;
-      for (const Node& c : n.children) order.emplace_back(Estimate(c), &c);
-      std::stable_sort(order.begin(), order.end(),
-                       [](const auto& a, const auto& b) { return a.first < b.first; });
-      roaring::Roaring out = Evaluate(*order[0].second);
-      for (std::size_t i = 1; i < order.size() && !out.isEmpty(); ++i) {
-        const Node& c = *order[i].second;
+      // Intersect the materialised children smallest first; comparisons
+      // between fields then read only the rows that are left.
+      std::vector<roaring::Roaring> sets;
+      std::vector<const Node*> scans;
+      for (const Node& c : n.children) {
         if (c.op == Op::kCmpFields || c.op == Op::kInField) {
-          out = Scan(c, out);
+          scans.push_back(&c);
         } else {
-          out &= Evaluate(c);
+          sets.push_back(Evaluate(c));
         }
+      }
+      std::sort(sets.begin(), sets.end(), [](const roaring::Roaring& a, const roaring::Roaring& b) {
+        return a.cardinality() < b.cardinality();
+      });
+      roaring::Roaring out = sets.empty() ? live_ : std::move(sets[0]);
+      for (std::size_t i = 1; i < sets.size() && !out.isEmpty(); ++i) out &= sets[i];
+      for (const Node* c : scans) {
+        if (out.isEmpty()) break;
+        out = Scan(*c, out);
       }
       return out;
     }

@@ -144,8 +144,8 @@ Status VectorIndex::PutBatch(std::span<const std::uint32_t> ids, std::span<const
   }
   // Validate everything before storing anything: a bad vector rejects the batch.
   for (std::size_t i = 0; i < ids.size(); ++i) {
-    auto checked = store_->PrepareQuery(vectors.subspan(i * dim, dim));
-    if (!checked.ok()) return checked.status().WithContext(fmt::format("vectors[{}]", i));
+    const Status checked = store_->Validate(vectors.subspan(i * dim, dim));
+    if (!checked.ok()) return checked.WithContext(fmt::format("vectors[{}]", i));
   }
   // A repeated id keeps its last vector and is linked once.
   std::unordered_map<std::uint32_t, std::size_t> last;

@@ -109,6 +109,10 @@ void VectorStore::Remove(std::uint32_t id) {
   live_.remove(id);
 }
 
+Status VectorStore::Validate(std::span<const float> vector) const {
+  return Check(vector, dim_, metric_, "vector").status();
+}
+
 StatusOr<std::vector<float>> VectorStore::PrepareQuery(std::span<const float> query) const {
   StatusOr<double> factor = Check(query, dim_, metric_, "query");
   if (!factor.ok()) return factor.status();

@@ -36,6 +36,8 @@ class VectorStore {
   // magnitude, (cosine) the vector is zero, or id is UINT32_MAX; the message
   // names the offending component index. Cosine vectors are stored normalised.
   Status Put(std::uint32_t id, std::span<const float> vector);
+  // What Put would say of `vector`, without storing it.
+  Status Validate(std::span<const float> vector) const;
   // Forgets record `id` (no-op when absent). Its slot keeps stale bytes.
   void Remove(std::uint32_t id);
   bool Contains(std::uint32_t id) const { return live_.contains(id); }
