@@ -61,7 +61,12 @@ void Exec(sqlite3* db, const char* sql) {
 
 Fts5Peer::Fts5Peer() {
   Check(db_, sqlite3_open(":memory:", &db_), "sqlite3_open");
-  Exec(db_, "CREATE VIRTUAL TABLE docs USING fts5(title, text, tokenize = 'porter unicode61')");
+  // Contentless (content=''): FTS5 keeps the index and not a copy of the
+  // documents, as engram's TextIndex and the Xapian peer (no document data)
+  // do, so the three index the same thing. bm25() needs only the index.
+  Exec(db_,
+       "CREATE VIRTUAL TABLE docs USING fts5(title, text, content='', "
+       "tokenize = 'porter unicode61')");
 }
 
 Fts5Peer::~Fts5Peer() {

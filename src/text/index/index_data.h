@@ -8,15 +8,14 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
-#include <map>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "base/roaring.h"
 #include "text/index/options.h"
+#include "text/index/sorted_words.h"
+#include "text/index/word_hash.h"
 
 namespace engram::text {
 
@@ -47,40 +46,35 @@ struct TermPostings {
 // A word as it appeared in documents (before stemming), for prefix queries:
 // which stemmed term it became and in how many live documents it occurs.
 struct SurfaceWord {
+  std::string text;  // "" while the id is free
   std::uint32_t term = 0;
   std::uint32_t docs = 0;
   std::uint64_t seen = 0;  // Put's scratch: the serial of the last Put that met the word
 };
 
-// Hashing for string-keyed maps looked up by string_view.
-struct StringHash {
-  using is_transparent = void;
-  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-};
-template <typename V>
-using StringHashMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
-
 struct IndexData {
   TextIndexOptions options;
-  std::map<std::string, std::uint32_t, std::less<>> terms;  // stemmed term -> id
-  StringHashMap<std::uint32_t> term_ids;                    // the same, hashed (for Put)
-  std::vector<std::string> term_text;                       // id -> stemmed term
-  std::vector<TermPostings> postings;                       // id -> postings
-  std::vector<std::uint32_t> free_terms;                    // ids whose postings emptied
+  SortedWords terms;                      // stemmed term -> id, sorted
+  WordHash term_ids;                      // the same, hashed (over term_text)
+  std::vector<std::string> term_text;     // id -> stemmed term
+  std::vector<TermPostings> postings;     // id -> postings
+  std::vector<std::uint32_t> free_terms;  // ids whose postings emptied
   // Only with a stemmer: unstemmed word -> its term (kNone: the terms themselves),
-  // sorted for prefixes; surface_ids holds the same words hashed, with their
-  // document counts.
-  std::map<std::string, std::uint32_t, std::less<>> surface;
-  StringHashMap<SurfaceWord> surface_ids;
-  std::uint64_t put_serial = 0;  // Put's counter (SurfaceWord::seen)
+  // sorted for prefixes; surface_words holds the same words by id, with their
+  // document counts, and surface_ids hashes them to their ids.
+  SortedWords surface;
+  std::vector<SurfaceWord> surface_words;
+  WordHash surface_ids;
+  std::vector<std::uint32_t> free_surface;  // ids of words no document has any more
+  std::uint64_t put_serial = 0;             // Put's counter (SurfaceWord::seen)
 
   roaring::Roaring live;  // live documents
   // doc * F + f: the number of tokens of field f of doc (0 for absent docs).
   std::vector<std::uint32_t> lengths;
-  // doc -> distinct term ids (ascending), and distinct surface words (stemmed
-  // indexes only), of the live document.
+  // doc -> distinct term ids (ascending), and the ids of its distinct surface
+  // words (stemmed indexes only; in no particular order), of the live document.
   std::vector<std::vector<std::uint32_t>> doc_terms;
-  std::vector<std::vector<std::string>> doc_surface;
+  std::vector<std::vector<std::uint32_t>> doc_surface;
   std::vector<std::uint64_t> total_len;  // per field, over live documents
 
   std::size_t num_fields() const { return options.fields.size(); }
@@ -93,6 +87,20 @@ struct IndexData {
   // word of which (stemmers), starts with `prefix`; ascending, unique.
   std::vector<std::uint32_t> ExpandPrefix(std::string_view prefix) const;
   bool stemmed() const { return options.stemmer != Stemmer::kNone; }
+  // The id of `term` in term_ids, or WordHash::kNone.
+  std::uint32_t TermIdOf(std::string_view term) const {
+    return term_ids.Find(term,
+                         [this](std::uint32_t id) -> const std::string& { return term_text[id]; });
+  }
+  // The id of surface word `word`, or WordHash::kNone.
+  std::uint32_t SurfaceIdOf(std::string_view word) const {
+    return SurfaceIdOf(word, WordHash::Hash(word));
+  }
+  std::uint32_t SurfaceIdOf(std::string_view word, std::uint64_t hash) const {
+    return surface_ids.FindHashed(word, hash, [this](std::uint32_t id) -> const std::string& {
+      return surface_words[id].text;
+    });
+  }
 };
 
 // Recomputes p.max_tf and p.min_len from p's postings and data's lengths.

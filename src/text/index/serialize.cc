@@ -12,6 +12,7 @@
 // Load checks the checksum and every structural invariant search relies on
 // (ascending documents and positions, live documents, tokens adding up to the
 // field lengths), and never allocates more than the input can describe.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -75,20 +76,22 @@ std::string TextIndex::Serialize() const {
   }
   if (d.stemmed()) {
     w.Var(d.surface.size());
-    std::map<std::string_view, std::uint32_t> word_index;
+    // A word's serialised index is its rank in text order.
+    std::vector<std::uint32_t> word_rank(d.surface_words.size(), 0);
+    std::uint32_t next = 0;
     for (const auto& [word, term] : d.surface) {
-      word_index.emplace(word, static_cast<std::uint32_t>(word_index.size()));
+      word_rank[d.SurfaceIdOf(word)] = next++;
       w.Str(word);
       w.Var(rank[term]);
     }
+    std::vector<std::uint32_t> ranks;
     for (std::uint32_t doc : d.live) {
-      const std::vector<std::string>& words = d.doc_surface[doc];
-      w.Var(words.size());
-      std::uint32_t prev_word = 0;
-      for (std::size_t j = 0; j < words.size(); ++j) {
-        std::uint32_t idx = word_index.at(words[j]);
-        w.Var(j == 0 ? idx : idx - prev_word);
-        prev_word = idx;
+      ranks.clear();
+      for (std::uint32_t id : d.doc_surface[doc]) ranks.push_back(word_rank[id]);
+      std::sort(ranks.begin(), ranks.end());
+      w.Var(ranks.size());
+      for (std::size_t j = 0; j < ranks.size(); ++j) {
+        w.Var(j == 0 ? ranks[j] : ranks[j] - ranks[j - 1]);
       }
     }
   }
@@ -191,7 +194,7 @@ std::optional<TextIndex> TextIndex::Load(std::string_view bytes, std::string* er
       d.doc_terms[doc].push_back(id);
     }
     d.terms.emplace(text, id);
-    d.term_ids.emplace(text, id);
+    d.term_ids.Insert(text, id);
     d.term_text.push_back(std::move(text));
     d.postings.push_back(std::move(p));
   }
@@ -203,17 +206,18 @@ std::optional<TextIndex> TextIndex::Load(std::string_view bytes, std::string* er
 
   if (d.stemmed()) {
     const std::size_t words = r.Count();
-    std::vector<std::string> word_text;
     for (std::size_t i = 0; i < words && r.ok(); ++i) {
       std::string word = r.Str();
       const std::uint64_t term = r.Var();
-      if (!r.ok() || word.empty() || term >= num_terms || (i > 0 && !(word_text.back() < word)) ||
+      if (!r.ok() || word.empty() || term >= num_terms ||
+          (i > 0 && !(d.surface_words.back().text < word)) ||
           Stem(d.options.stemmer, word) != d.term_text[term]) {
         return fail("bad surface word");
       }
       d.surface.emplace(word, static_cast<std::uint32_t>(term));
-      d.surface_ids.emplace(word, SurfaceWord{static_cast<std::uint32_t>(term), 0, 0});
-      word_text.push_back(std::move(word));
+      d.surface_ids.Insert(word, static_cast<std::uint32_t>(d.surface_words.size()));
+      d.surface_words.push_back(
+          SurfaceWord{std::move(word), static_cast<std::uint32_t>(term), 0, 0});
     }
     for (std::uint32_t doc : d.live) {
       const std::size_t n = r.Count();
@@ -221,20 +225,19 @@ std::optional<TextIndex> TextIndex::Load(std::string_view bytes, std::string* er
       for (std::size_t j = 0; j < n && r.ok(); ++j) {
         const std::uint64_t step = r.Var();
         idx = j == 0 ? step : idx + step;
-        if (!r.ok() || (j > 0 && step == 0) || idx >= word_text.size()) {
+        if (!r.ok() || (j > 0 && step == 0) || idx >= d.surface_words.size()) {
           return fail("bad document words");
         }
-        const std::string& word = word_text[idx];
-        SurfaceWord& sw = d.surface_ids.find(word)->second;
+        SurfaceWord& sw = d.surface_words[idx];
         if (!std::binary_search(d.doc_terms[doc].begin(), d.doc_terms[doc].end(), sw.term)) {
           return fail("document word without its term");
         }
         ++sw.docs;
-        d.doc_surface[doc].push_back(word);
+        d.doc_surface[doc].push_back(static_cast<std::uint32_t>(idx));
       }
       if (!r.ok()) return fail("truncated document words");
     }
-    for (const auto& [word, sw] : d.surface_ids) {
+    for (const SurfaceWord& sw : d.surface_words) {
       if (sw.docs == 0) return fail("surface word in no document");
     }
   }

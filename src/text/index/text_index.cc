@@ -11,7 +11,6 @@
 #include "text/tokenize/tokenizer.h"
 
 namespace engram::text {
-namespace {}  // namespace
 
 void RecomputeBounds(const IndexData& data, TermPostings& p) {
   const std::size_t nf = data.num_fields();
@@ -31,8 +30,8 @@ void RecomputeBounds(const IndexData& data, TermPostings& p) {
 namespace {
 
 std::uint32_t TermId(IndexData& data, std::string_view term) {
-  auto it = data.term_ids.find(term);
-  if (it != data.term_ids.end()) return it->second;
+  const std::uint32_t found = data.TermIdOf(term);
+  if (found != WordHash::kNone) return found;
   std::uint32_t id;
   if (!data.free_terms.empty()) {
     id = data.free_terms.back();
@@ -43,35 +42,23 @@ std::uint32_t TermId(IndexData& data, std::string_view term) {
     data.postings.emplace_back();
     data.term_text.emplace_back(term);
   }
-  TermPostings& p = data.postings[id];
-  p = TermPostings{};
+  TermPostings& p = data.postings[id];  // empty (new, or emptied by Remove)
   p.max_tf.assign(data.num_fields(), 0);
   p.min_len.assign(data.num_fields(), 0);
   data.terms.emplace(term, id);
-  data.term_ids.emplace(term, id);
+  data.term_ids.Insert(term, id);
   return id;
 }
 
-// One token of the document being put.
-struct Occurrence {
-  std::uint32_t term;
-  std::uint32_t field;
-  std::uint32_t pos;
-  bool operator<(const Occurrence& o) const {
-    if (term != o.term) return term < o.term;
-    if (field != o.field) return field < o.field;
-    return pos < o.pos;
-  }
-};
-
-// Adds posting `doc` (tfs: F values, positions field by field) to p:
-// appended when doc is past the last posting, inserted in order otherwise.
+// Adds posting `doc` (tfs: F values; its `count` positions, field by field)
+// to p: appended when doc is past the last posting, inserted in order
+// otherwise (a document number put again after later ones).
 void AddPosting(TermPostings& p, std::uint32_t doc, const std::uint32_t* tfs, std::size_t nf,
-                const Occurrence* pos, std::uint32_t count) {
+                const std::uint32_t* pos, std::uint32_t count) {
   if (p.docs.empty() || p.docs.back() < doc) {
     p.docs.push_back(doc);
-    p.tfs.insert(p.tfs.end(), tfs, tfs + nf);
-    for (std::uint32_t j = 0; j < count; ++j) p.positions.push_back(pos[j].pos);
+    for (std::size_t f = 0; f < nf; ++f) p.tfs.push_back(tfs[f]);
+    p.positions.insert(p.positions.end(), pos, pos + count);
     p.pos_start.push_back(static_cast<std::uint32_t>(p.positions.size()));
     return;
   }
@@ -79,11 +66,59 @@ void AddPosting(TermPostings& p, std::uint32_t doc, const std::uint32_t* tfs, st
   const std::uint32_t start = p.pos_start[i];
   p.docs.insert(p.docs.begin() + static_cast<std::ptrdiff_t>(i), doc);
   p.tfs.insert(p.tfs.begin() + static_cast<std::ptrdiff_t>(i * nf), tfs, tfs + nf);
-  std::vector<std::uint32_t> flat(count);
-  for (std::uint32_t j = 0; j < count; ++j) flat[j] = pos[j].pos;
-  p.positions.insert(p.positions.begin() + start, flat.begin(), flat.end());
+  p.positions.insert(p.positions.begin() + start, pos, pos + count);
   p.pos_start.insert(p.pos_start.begin() + static_cast<std::ptrdiff_t>(i) + 1, start + count);
   for (std::size_t j = i + 2; j < p.pos_start.size(); ++j) p.pos_start[j] += count;
+}
+
+// Put's per-thread scratch, reused so that a Put allocates only what the
+// index keeps. The distinct terms of the document being put get dense slots,
+// found through a small open-addressing table (term id -> slot) sized to the
+// document, which stays in L1 where an array over all term ids would not.
+struct PutScratch {
+  static constexpr std::uint32_t kEmpty = UINT32_MAX;
+  struct Entry {
+    std::uint32_t term = kEmpty;
+    std::uint32_t slot = 0;
+  };
+  std::vector<Entry> table;  // a power of two, over twice the slots
+  bool table_clean = true;   // false while a Put runs (or if one threw)
+  std::uint32_t Slot(std::uint32_t term, std::size_t nf);
+  std::vector<std::uint32_t> slot_term;   // slot -> term id
+  std::vector<std::uint32_t> slot_tfs;    // slot * F + f -> tf
+  std::vector<std::uint32_t> slot_start;  // slot -> its first entry in `positions`
+  std::vector<std::uint32_t> token_slot;  // the document's tokens in order, as slots
+  std::vector<std::uint32_t> token_pos;   // and their positions in their fields
+  std::vector<std::uint32_t> positions;   // grouped by slot, field-major, ascending
+  std::vector<std::uint64_t> order;       // term id << 32 | slot, sorted
+  std::vector<std::uint32_t> lens;        // per field
+  std::vector<std::uint64_t> hashes;      // per token of the field: WordHash::Hash
+  std::vector<std::uint32_t> doc_words;   // the document's distinct surface word ids
+  TermList tokens;
+};
+
+// The slot of `term` in this document, a new one (tfs zero) at first sight.
+std::uint32_t PutScratch::Slot(std::uint32_t term, std::size_t nf) {
+  if (2 * (slot_term.size() + 1) > table.size()) {  // grow: rehash the slots
+    table.assign(std::max<std::size_t>(1024, 2 * table.size()), Entry{});
+    const std::size_t mask = table.size() - 1;
+    for (std::uint32_t k = 0; k < slot_term.size(); ++k) {
+      std::size_t i = (slot_term[k] * 0x9E3779B1u) & mask;
+      while (table[i].term != kEmpty) i = (i + 1) & mask;
+      table[i] = Entry{slot_term[k], k};
+    }
+  }
+  const std::size_t mask = table.size() - 1;
+  std::size_t i = (term * 0x9E3779B1u) & mask;  // Fibonacci hashing (Knuth 6.4)
+  for (;; i = (i + 1) & mask) {
+    if (table[i].term == term) return table[i].slot;
+    if (table[i].term == kEmpty) break;
+  }
+  const auto slot = static_cast<std::uint32_t>(slot_term.size());
+  table[i] = Entry{term, slot};
+  slot_term.push_back(term);
+  slot_tfs.resize(slot_tfs.size() + nf, 0);
+  return slot;
 }
 
 }  // namespace
@@ -98,8 +133,8 @@ const std::uint32_t* TermPostings::field_positions(std::size_t i, std::size_t fi
 }
 
 std::int64_t IndexData::Find(std::string_view term) const {
-  auto it = terms.find(term);
-  return it == terms.end() ? -1 : static_cast<std::int64_t>(it->second);
+  const std::uint32_t id = TermIdOf(term);
+  return id == WordHash::kNone ? -1 : static_cast<std::int64_t>(id);
 }
 
 std::vector<std::uint32_t> IndexData::ExpandPrefix(std::string_view prefix) const {
@@ -147,74 +182,138 @@ void TextIndex::Put(std::uint32_t doc, const std::vector<std::string_view>& text
   IndexData& d = data_;
   const std::size_t nf = d.num_fields();
   const std::uint64_t serial = ++d.put_serial;
-  // Every token as (term, field, position); the document's distinct surface words.
-  thread_local std::vector<Occurrence> occ;
-  thread_local std::vector<std::string_view> surface;
-  occ.clear();
-  surface.clear();
-  std::vector<std::uint32_t> lens(nf, 0);
-  for (std::size_t f = 0; f < nf && f < texts.size(); ++f) {
-    std::vector<std::string> words = TokenizeDocument(texts[f]);
-    lens[f] = static_cast<std::uint32_t>(words.size());
-    for (std::size_t pos = 0; pos < words.size(); ++pos) {
-      std::uint32_t id;
-      if (d.stemmed()) {
-        // A word seen before maps to its term without stemming again.
-        auto it = d.surface_ids.find(words[pos]);
-        if (it == d.surface_ids.end()) {
-          id = TermId(d, Stem(d.options.stemmer, words[pos]));
-          it = d.surface_ids.emplace(std::move(words[pos]), SurfaceWord{id, 0, 0}).first;
-          d.surface.emplace(it->first, id);
-        }
-        SurfaceWord& sw = it->second;
-        id = sw.term;
-        if (sw.seen != serial) {
-          sw.seen = serial;
-          ++sw.docs;
-          surface.push_back(it->first);
-        }
-      } else {
-        id = TermId(d, words[pos]);
-      }
-      occ.push_back(Occurrence{id, static_cast<std::uint32_t>(f), static_cast<std::uint32_t>(pos)});
-    }
-  }
+  thread_local PutScratch scratch;
+  PutScratch& x = scratch;
+  if (!x.table_clean) x.table.assign(x.table.size(), PutScratch::Entry{});
+  x.table_clean = false;
+  x.slot_term.clear();
+  x.slot_tfs.clear();
+  x.token_slot.clear();
+  x.token_pos.clear();
+  x.lens.assign(nf, 0);
   if (d.lengths.size() < (static_cast<std::size_t>(doc) + 1) * nf) {
     d.lengths.resize((static_cast<std::size_t>(doc) + 1) * nf, 0);
     d.doc_terms.resize(static_cast<std::size_t>(doc) + 1);
     d.doc_surface.resize(static_cast<std::size_t>(doc) + 1);
   }
+  std::vector<std::uint32_t>& doc_words = x.doc_words;  // copied to doc_surface at the end
+  doc_words.clear();
+
+  // Every token to its term and the term to its slot, counting tfs.
+  for (std::size_t f = 0; f < nf && f < texts.size(); ++f) {
+    x.tokens.clear();
+    TokenizeDocumentInto(texts[f], &x.tokens);
+    const std::size_t count = x.tokens.size();
+    x.lens[f] = static_cast<std::uint32_t>(count);
+    if (d.stemmed()) {
+      // Hash every word first and fetch its slot, so that the lookups below
+      // find their slots in cache rather than missing one after another.
+      x.hashes.resize(count);
+      for (std::size_t pos = 0; pos < count; ++pos) {
+        x.hashes[pos] = WordHash::Hash(x.tokens[pos]);
+        d.surface_ids.Prefetch(x.hashes[pos]);
+      }
+    }
+    for (std::size_t pos = 0; pos < count; ++pos) {
+      const std::string_view word = x.tokens[pos];
+      std::uint32_t id;
+      if (d.stemmed()) {
+        // A word seen before maps to its term without stemming again.
+        std::uint32_t word_id = d.SurfaceIdOf(word, x.hashes[pos]);
+        if (word_id == WordHash::kNone) {
+          id = TermId(d, Stem(d.options.stemmer, word));
+          if (!d.free_surface.empty()) {
+            word_id = d.free_surface.back();
+            d.free_surface.pop_back();
+          } else {
+            word_id = static_cast<std::uint32_t>(d.surface_words.size());
+            d.surface_words.emplace_back();
+          }
+          d.surface_words[word_id] = SurfaceWord{std::string(word), id, 0, 0};
+          d.surface_ids.Insert(word, word_id);
+          d.surface.emplace(word, id);
+        }
+        SurfaceWord& sw = d.surface_words[word_id];
+        id = sw.term;
+        if (sw.seen != serial) {
+          sw.seen = serial;
+          ++sw.docs;
+          doc_words.push_back(word_id);
+        }
+      } else {
+        id = TermId(d, word);
+      }
+      const std::uint32_t slot = x.Slot(id, nf);
+      ++x.slot_tfs[slot * nf + f];
+      x.token_slot.push_back(slot);
+      x.token_pos.push_back(static_cast<std::uint32_t>(pos));
+    }
+  }
+  if (!doc_words.empty()) d.doc_surface[doc].assign(doc_words.begin(), doc_words.end());
   for (std::size_t f = 0; f < nf; ++f) {
-    d.lengths[static_cast<std::size_t>(doc) * nf + f] = lens[f];
-    d.total_len[f] += lens[f];
+    d.lengths[static_cast<std::size_t>(doc) * nf + f] = x.lens[f];
+    d.total_len[f] += x.lens[f];
   }
   d.live.add(doc);
 
-  std::sort(occ.begin(), occ.end());
+  // Positions grouped by slot: tokens come field by field in position order,
+  // so each slot's run is field-major and ascending, the postings' layout.
+  const std::size_t slots = x.slot_term.size();
+  x.slot_start.resize(slots + 1);
+  std::uint32_t total = 0;
+  for (std::size_t k = 0; k < slots; ++k) {
+    x.slot_start[k] = total;
+    for (std::size_t f = 0; f < nf; ++f) total += x.slot_tfs[k * nf + f];
+  }
+  x.slot_start[slots] = total;
+  x.positions.resize(total);
+  for (std::size_t t = 0; t < x.token_slot.size(); ++t) {
+    x.positions[x.slot_start[x.token_slot[t]]++] = x.token_pos[t];
+  }  // slot_start[k] is now the end of slot k's run, the start of slot k + 1's
+
+  for (const std::uint32_t term : x.slot_term) {  // empty the table for the next Put
+    std::size_t i = (term * 0x9E3779B1u) & (x.table.size() - 1);
+    while (x.table[i].term != term) i = (i + 1) & (x.table.size() - 1);
+    x.table[i].term = PutScratch::kEmpty;
+  }
+  x.table_clean = true;
+
+  // Postings in term order, so the forward list comes out ascending.
+  x.order.resize(slots);
+  for (std::size_t k = 0; k < slots; ++k) {
+    x.order[k] = std::uint64_t{x.slot_term[k]} << 32 | k;
+  }
+  std::sort(x.order.begin(), x.order.end());
+  // The postings of a document's terms lie all over the heap and each append
+  // touches several of their arrays: fetch them ahead, the term records
+  // first and then the ends of their arrays, so the misses overlap instead
+  // of coming one after another in the loop below.
+  for (const std::uint64_t key : x.order) __builtin_prefetch(&d.postings[key >> 32]);
+  for (const std::uint64_t key : x.order) {
+    const TermPostings& p = d.postings[key >> 32];
+    __builtin_prefetch(p.docs.data() + p.docs.size(), 1);
+    __builtin_prefetch(p.tfs.data() + p.tfs.size(), 1);
+    __builtin_prefetch(p.pos_start.data() + p.pos_start.size(), 1);
+    __builtin_prefetch(p.positions.data() + p.positions.size(), 1);
+    __builtin_prefetch(p.max_tf.data(), 1);
+    __builtin_prefetch(p.min_len.data(), 1);
+  }
   std::vector<std::uint32_t>& forward = d.doc_terms[doc];
-  std::vector<std::uint32_t> tfs(nf);
-  for (std::size_t s = 0; s < occ.size();) {
-    const std::uint32_t id = occ[s].term;
-    std::size_t e = s;
-    std::fill(tfs.begin(), tfs.end(), 0);
-    while (e < occ.size() && occ[e].term == id) ++tfs[occ[e++].field];
+  forward.reserve(slots);
+  for (const std::uint64_t key : x.order) {
+    const auto id = static_cast<std::uint32_t>(key >> 32);
+    const auto k = static_cast<std::uint32_t>(key);
+    const std::uint32_t* tfs = &x.slot_tfs[k * nf];
+    const std::uint32_t begin = k == 0 ? 0 : x.slot_start[k - 1];
     forward.push_back(id);
     TermPostings& p = d.postings[id];
     for (std::size_t f = 0; f < nf; ++f) {
       if (tfs[f] > 0) {
         p.max_tf[f] = std::max(p.max_tf[f], tfs[f]);
-        p.min_len[f] = p.min_len[f] == 0 ? lens[f] : std::min(p.min_len[f], lens[f]);
+        p.min_len[f] = p.min_len[f] == 0 ? x.lens[f] : std::min(p.min_len[f], x.lens[f]);
       }
     }
-    AddPosting(p, doc, tfs.data(), nf, occ.data() + s, static_cast<std::uint32_t>(e - s));
-    s = e;
-  }
-
-  if (d.stemmed()) {
-    std::sort(surface.begin(), surface.end());
-    std::vector<std::string>& words = d.doc_surface[doc];
-    words.reserve(surface.size());
-    for (std::string_view w : surface) words.emplace_back(w);
+    AddPosting(p, doc, tfs, nf, x.positions.data() + begin, x.slot_start[k] - begin);
   }
 }
 
@@ -235,7 +334,8 @@ void TextIndex::Remove(std::uint32_t doc) {
     for (std::size_t j = i + 1; j < p.pos_start.size(); ++j) p.pos_start[j] -= count;
     if (p.docs.empty()) {
       d.terms.erase(d.term_text[id]);
-      d.term_ids.erase(d.term_text[id]);
+      d.term_ids.Erase(d.term_text[id],
+                       [&d](std::uint32_t t) -> const std::string& { return d.term_text[t]; });
       d.term_text[id].clear();
       d.free_terms.push_back(id);
       p = TermPostings{};
@@ -252,11 +352,14 @@ void TextIndex::Remove(std::uint32_t doc) {
     if (!d.postings[id].docs.empty()) RecomputeBounds(d, d.postings[id]);
   }
   d.doc_terms[doc].clear();
-  for (const std::string& w : d.doc_surface[doc]) {
-    auto it = d.surface_ids.find(w);
-    if (--it->second.docs == 0) {
-      d.surface.erase(w);
-      d.surface_ids.erase(it);
+  for (const std::uint32_t word_id : d.doc_surface[doc]) {
+    SurfaceWord& sw = d.surface_words[word_id];
+    if (--sw.docs == 0) {
+      d.surface.erase(sw.text);
+      d.surface_ids.Erase(
+          sw.text, [&d](std::uint32_t w) -> const std::string& { return d.surface_words[w].text; });
+      sw.text.clear();
+      d.free_surface.push_back(word_id);
     }
   }
   d.doc_surface[doc].clear();

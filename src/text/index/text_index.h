@@ -1,8 +1,8 @@
 // engram's in-memory full-text index: an inverted index over one or more
 // weighted text fields (positions kept for phrases, a sorted term dictionary
 // for prefixes, optional Snowball stemming), with BM25F ranking and top-k
-// search under an allowed-set (SEARCH.md §2). The contract is
-// notes/text_index_api.md; the storage is index/index_data.h, the ranking and
+// search under an allowed-set (SEARCH.md §2). The storage is
+// index/index_data.h, the ranking and
 // the query evaluation are in text/rank/.
 #ifndef ENGRAM_TEXT_INDEX_TEXT_INDEX_H_
 #define ENGRAM_TEXT_INDEX_TEXT_INDEX_H_

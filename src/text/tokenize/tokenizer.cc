@@ -1,5 +1,6 @@
 #include "text/tokenize/tokenizer.h"
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -9,14 +10,21 @@
 #include "text/tokenize/normalize.h"
 
 namespace engram::text {
+namespace {
 
-bool IsStrippedPunctuation(char32_t c) {
+constexpr bool StrippedPunctuation(char32_t c) {
   // ispunct() in the C locale is exactly the printable ASCII characters that
   // are neither alphanumeric nor space: 0x21-0x2F, 0x3A-0x40, 0x5B-0x60,
   // 0x7B-0x7E. `_` (0x5F) is kept because it is part of identifiers.
   if (c == '_') return false;
   return (c >= 0x21 && c <= 0x2F) || (c >= 0x3A && c <= 0x40) || (c >= 0x5B && c <= 0x60) ||
          (c >= 0x7B && c <= 0x7E);
+}
+
+}  // namespace
+
+bool IsStrippedPunctuation(char32_t c) {
+  return StrippedPunctuation(c);
 }
 
 std::string StripWord(std::string_view word, ControlChars controls) {
@@ -88,6 +96,91 @@ std::vector<std::string> TokenizeNormalized(std::string_view normalized) {
 
 std::vector<std::string> TokenizeDocument(std::string_view text) {
   return TokenizeNormalized(Normalize(text));
+}
+
+namespace {
+
+// What the ASCII fast path does with each byte: kEnd ends a word (ECMAScript
+// whitespace U+0009-U+000D and U+0020, which Normalize turns into word-
+// splitting spaces, and `"`), kDrop removes it (the stripped punctuation and
+// the control characters that are not whitespace), kOther marks a byte of a
+// multi-byte sequence; any other value is the byte lower-cased.
+constexpr char kEnd = 0;
+constexpr char kDrop = 1;
+constexpr char kOther = 2;
+
+constexpr std::array<char, 256> MakeByteClasses() {
+  std::array<char, 256> t{};
+  for (int b = 0; b < 256; ++b) {
+    char c;
+    if (b >= 0x80) {
+      c = kOther;
+    } else if ((b >= 0x09 && b <= 0x0D) || b == 0x20 || b == '"') {
+      c = kEnd;
+    } else if (b < 0x20 || b == 0x7F || StrippedPunctuation(static_cast<char32_t>(b))) {
+      c = kDrop;
+    } else if (b >= 'A' && b <= 'Z') {
+      c = static_cast<char>(b + 32);
+    } else {
+      c = static_cast<char>(b);
+    }
+    t[static_cast<std::size_t>(b)] = c;
+  }
+  return t;
+}
+
+constexpr std::array<char, 256> kByteClass = MakeByteClasses();
+
+}  // namespace
+
+void TokenizeDocumentInto(std::string_view text, TermList* out) {
+  // Why cutting is exact: NFC decomposes character by character, reorders
+  // only runs of non-starters, and composes a starter with what follows only
+  // where a primary composite exists. The cut characters are starters with
+  // no decomposition that begin and end no canonical composition, so NFC of
+  // the whole is the NFC of the pieces joined by them. U+FFFD replacement of
+  // ill-formed UTF-8 never swallows an ASCII byte (ICU substitutes maximal
+  // subparts), and the cut characters end words in TokenizeNormalized.
+  const char* p = text.data();
+  const std::size_t n = text.size();
+  std::string& chars = out->chars;
+  std::size_t used = chars.size();
+  // Room for the rest of the text: a plain ASCII word is never longer than
+  // its input, so the loop writes through a pointer without checks.
+  chars.resize(used + n);
+  std::size_t i = 0;
+  while (i < n) {
+    const std::size_t start = i;
+    char* const begin = chars.data() + used;
+    char* w = begin;
+    bool ascii = true;
+    for (; i < n; ++i) {
+      const char c = kByteClass[static_cast<unsigned char>(p[i])];
+      if (c > kOther) {
+        *w++ = c;
+      } else if (c == kEnd) {
+        break;
+      } else if (c == kOther) {
+        ascii = false;
+      }
+    }
+    if (ascii) {
+      if (w != begin) {
+        used += static_cast<std::size_t>(w - begin);
+        out->ends.push_back(static_cast<std::uint32_t>(used));
+      }
+    } else {
+      chars.resize(used);
+      for (const std::string& term : TokenizeDocument(text.substr(start, i - start))) {
+        chars += term;
+        out->ends.push_back(static_cast<std::uint32_t>(chars.size()));
+      }
+      used = chars.size();
+      chars.resize(used + (n - i));
+    }
+    ++i;  // past the word's end (or n)
+  }
+  chars.resize(used);
 }
 
 }  // namespace engram::text

@@ -6,6 +6,8 @@
 #ifndef ENGRAM_TEXT_TOKENIZE_TOKENIZER_H_
 #define ENGRAM_TEXT_TOKENIZE_TOKENIZER_H_
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +42,32 @@ std::vector<std::string> TokenizeNormalized(std::string_view normalized);
 // TokenizeNormalized(Normalize(text)): the terms a document contributes to
 // the text index. Never fails; invalid UTF-8 becomes U+FFFD.
 std::vector<std::string> TokenizeDocument(std::string_view text);
+
+// A list of terms in one buffer, without a string per term: term i is
+// chars[ends[i - 1] .. ends[i]) (ends[-1] = 0). Reused across documents by
+// the text index's Put, so tokenising allocates nothing in the steady state.
+struct TermList {
+  std::string chars;
+  std::vector<std::uint32_t> ends;
+
+  std::size_t size() const { return ends.size(); }
+  std::string_view operator[](std::size_t i) const {
+    const std::uint32_t begin = i == 0 ? 0 : ends[i - 1];
+    return std::string_view(chars).substr(begin, ends[i] - begin);
+  }
+  void clear() {
+    chars.clear();
+    ends.clear();
+  }
+};
+
+// Appends the terms of TokenizeDocument(text) to *out: the same terms, byte
+// for byte. Fast path: the text is cut at ASCII whitespace and `"`, which
+// end words and which NFC never combines with a neighbour, so each piece
+// can be tokenised alone; a piece of plain ASCII (NFC is the identity on it)
+// is stripped and lower-cased in one pass without ICU, and only pieces with
+// a byte >= 0x80 go through Normalize and TokenizeNormalized.
+void TokenizeDocumentInto(std::string_view text, TermList* out);
 
 }  // namespace engram::text
 

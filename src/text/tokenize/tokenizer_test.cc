@@ -2,6 +2,7 @@
 // document tokeniser built from them.
 #include "text/tokenize/tokenizer.h"
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -109,6 +110,136 @@ TEST(TokenizeDocument, SameRulesAsQueries) {
             (std::vector<std::string>{"\xce\xbf\xce\xb4\xce\xbf\xcf\x82", "\xcf\x83\xce\xb1"}));
   EXPECT_EQ(TokenizeDocument("snake_case\x01word"), (std::vector<std::string>{"snake_caseword"}));
   EXPECT_TRUE(TokenizeDocument("  ...  ").empty());
+}
+
+std::vector<std::string> Terms(const TermList& list) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < list.size(); ++i) out.emplace_back(list[i]);
+  return out;
+}
+
+// The fast path (ASCII pieces without ICU) gives exactly the general path's
+// terms.
+void ExpectSameAsGeneral(const std::string& text) {
+  TermList list;
+  TokenizeDocumentInto(text, &list);
+  EXPECT_EQ(Terms(list), TokenizeDocument(text)) << "text: " << testing::PrintToString(text);
+}
+
+TEST(TokenizeDocumentInto, TrickyInputs) {
+  const std::vector<std::string> cases = {"",
+                                          " ",
+                                          "a",
+                                          "The get-together, at 5pm!",
+                                          "don't stop",
+                                          "O'Neil's",
+                                          "C++ -- ***",
+                                          "x86_64 __init__ 3.14 1,000",
+                                          "MiXeD CaSe WORDS",
+                                          "tab\there\nnew\vline\fform\rret",
+                                          "say\"hi\" \"\"",
+                                          std::string("nul\0inside", 10),
+                                          "ctl\x01\x1c\x7f"
+                                          "end",
+                                          "caf\xc3\xa9 CAFE\xcc\x81",
+                                          "e\xcc\x81",
+                                          "=\xcc\xb8 <\xcc\xb8 >\xcc\xb8",  // U+0338 composes
+                                          " \xcc\x81lead",
+                                          "\"\xcc\x81",
+                                          "a\xc2\xa0"
+                                          "b",
+                                          "hello\xe2\x80\x8bworld",
+                                          "\xef\xbb\xbf"
+                                          "bom",
+                                          "a\xe3\x80\x80"
+                                          "b\xe2\x80\xa8"
+                                          "c",
+                                          "\xc4\xb0stanbul \xce\x9f\xce\x94\xce\x9f\xce\xa3",
+                                          "bad\xff"
+                                          "byte",
+                                          "trunc\xe2\x82",
+                                          "\xe2\x82 x",
+                                          "\xc3",
+                                          "x\xc3\"y",
+                                          "\xe2\x80\x94",
+                                          "\xef\xbc\xa1\xef\xbc\xa2",
+                                          "\xf0\x9f\x98\x80smile",
+                                          "a\xcc\x81\xcc\xa3 stacked",
+                                          "  leading and trailing  ",
+                                          "...",
+                                          "a.b.c",
+                                          "\xd7\xa9\xd7\x9c\xd7\x95\xd7\x9d"};
+  for (const std::string& text : cases) ExpectSameAsGeneral(text);
+}
+
+TEST(TokenizeDocumentInto, RandomInputs) {
+  std::mt19937_64 rng(42);
+  // ASCII of every class and multi-byte pieces, valid and not.
+  const std::vector<std::string> pieces = {"a",
+                                           "Z",
+                                           "q",
+                                           "0",
+                                           "9",
+                                           "_",
+                                           "'",
+                                           "-",
+                                           ".",
+                                           ",",
+                                           "!",
+                                           "\"",
+                                           "(",
+                                           "~",
+                                           " ",
+                                           "  ",
+                                           "\t",
+                                           "\n",
+                                           "\r",
+                                           "\v",
+                                           "\f",
+                                           std::string(1, '\0'),
+                                           "\x01",
+                                           "\x1f",
+                                           "\x7f",
+                                           "\xc3\xa9",
+                                           "\xcc\x81",
+                                           "\xcc\xb8",
+                                           "=",
+                                           "<",
+                                           "\xc2\xa0",
+                                           "\xe2\x80\x8b",
+                                           "\xef\xbb\xbf",
+                                           "\xe2\x80\xa8",
+                                           "\xe3\x80\x80",
+                                           "\xc4\xb0",
+                                           "\xce\xa3",
+                                           "\xff",
+                                           "\xc3",
+                                           "\xe2\x82",
+                                           "\xf0\x9f\x98\x80",
+                                           "\xe1\xba\x9e",
+                                           "\xe2\x84\xaa",
+                                           "Hello",
+                                           "WORLD",
+                                           "o'clock"};
+  for (int i = 0; i < 3000; ++i) {
+    std::string text;
+    const std::size_t n = rng() % 24;
+    for (std::size_t j = 0; j < n; ++j) text += pieces[rng() % pieces.size()];
+    ExpectSameAsGeneral(text);
+    if (HasFailure()) return;
+  }
+}
+
+TEST(TokenizeDocumentInto, AppendsAfterExistingTerms) {
+  TermList list;
+  TokenizeDocumentInto("First words", &list);
+  TokenizeDocumentInto("caf\xc3\xa9 AND more", &list);
+  TokenizeDocumentInto("", &list);
+  TokenizeDocumentInto("last", &list);
+  EXPECT_EQ(Terms(list),
+            (std::vector<std::string>{"first", "words", "caf\xc3\xa9", "and", "more", "last"}));
+  list.clear();
+  EXPECT_EQ(list.size(), 0u);
 }
 
 }  // namespace
