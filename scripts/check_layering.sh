@@ -26,7 +26,9 @@ declare -A allowed=(
   [text/rank]="engram base text/tokenize text/query text/index"
   [vector]="engram base"
   [index]="engram base schema filter/ast filter/ir filter/eval"
-  [engine]="engram base schema filter filter/ast filter/ir filter/eval filter/check filter/dialects filter/optimize filter/translate text/tokenize text/query"
+  [search]="engram base schema filter filter/ir filter/eval filter/translate index text/query text/index text/rank vector"
+  [storage]="engram base"
+  [engine]="engram base schema filter filter/ast filter/ir filter/eval filter/check filter/dialects filter/optimize filter/translate text/tokenize text/query text/index text/rank vector index storage search"
   [cli]="engram"
   [app]="cli"
 )

@@ -1,0 +1,303 @@
+// Search: validate the request, build the allowed-set, run the retrievers
+// inside it, fuse, apply temporal hints, cut to k, fill the other retriever's
+// signal, threshold, and report filter impact and explain (README.md).
+#include "search/search.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include "base/status.h"
+#include "search/explain.h"
+#include "search/filter_impact.h"
+#include "search/fusion.h"
+#include "search/retrievers.h"
+#include "search/temporal.h"
+#include "search/thresholds.h"
+
+namespace engram::search {
+namespace {
+
+constexpr std::size_t kDefaultCandidateK = 60;
+
+constexpr std::string_view kAutoReason =
+    "auto chose pre: the allowed-set from the metadata indexes is passed into retrieval, so the "
+    "top k are the true best k among the allowed records at every selectivity (the vector "
+    "planner picks an exact scan or a graph walk from its size)";
+constexpr std::string_view kPreReason = "pre: requested";
+constexpr std::string_view kPostReason =
+    "post: requested (seed 004's mode: the filter drops candidates generated without it, so "
+    "fewer than k may remain)";
+
+// Which retrievers run and how the filter is applied.
+struct Plan {
+  bool text = false;
+  bool vector = false;
+  std::string fallback;  // hybrid with one input: which retriever runs alone
+  vector::Metric metric = vector::Metric::kCosine;
+  FilterMode filter_mode = FilterMode::kPre;
+  std::string_view filter_mode_reason;
+};
+
+std::string Num(double x) {
+  return json::Value(x).dump();
+}
+
+Status Invalid(std::string message) {
+  return Status::InvalidArgument(std::move(message));
+}
+
+Status Validate(const CollectionView& c, const Request& r, Plan* plan) {
+  if (c.metadata == nullptr) return Invalid("collection: no metadata index");
+  if (r.k < 1 || r.k > kMaxK) {
+    return Invalid("k: must be between 1 and " + std::to_string(kMaxK) + ", got " +
+                   std::to_string(r.k));
+  }
+  if (r.candidate_k && (*r.candidate_k < 1 || *r.candidate_k > kMaxCandidateK)) {
+    return Invalid("candidate_k: must be between 1 and " + std::to_string(kMaxCandidateK) +
+                   ", got " + std::to_string(*r.candidate_k));
+  }
+  const bool has_query = r.query.has_value();
+  const bool has_vector = !r.vector.empty();
+  if (has_vector) {
+    if (c.vectors == nullptr) return Invalid("vector: the collection has no vectors");
+    const std::size_t dim = c.vectors->store().dim();
+    if (r.vector.size() != dim) {
+      return Invalid("vector: expected " + std::to_string(dim) + " numbers, got " +
+                     std::to_string(r.vector.size()));
+    }
+  }
+  if (c.vectors != nullptr) plan->metric = c.vectors->store().metric();
+  switch (r.mode) {
+    case Mode::kText:
+      if (c.text == nullptr) return Invalid("query: the collection has no text fields");
+      if (!has_query) return Invalid("query: mode text needs a query");
+      plan->text = true;
+      break;
+    case Mode::kVector:
+      if (c.vectors == nullptr) return Invalid("vector: the collection has no vectors");
+      if (!has_vector) return Invalid("vector: mode vector needs a query vector");
+      plan->vector = true;
+      break;
+    case Mode::kHybrid:
+      if (has_query && c.text == nullptr) {
+        return Invalid("query: the collection has no text fields");
+      }
+      if (!has_query && !has_vector) return Invalid("query: mode hybrid needs a query or a vector");
+      plan->text = has_query;
+      plan->vector = has_vector;
+      if (!has_vector) plan->fallback = "hybrid without a vector: the text retriever alone";
+      if (!has_query) plan->fallback = "hybrid without a query: the vector retriever alone";
+      break;
+  }
+  if (r.threshold) {
+    if (!std::isfinite(*r.threshold) || *r.threshold < 0) {
+      return Invalid("threshold: must be a finite distance >= 0, got " + Num(*r.threshold));
+    }
+    if (c.vectors == nullptr) return Invalid("threshold: the collection has no vectors");
+    if (plan->metric == vector::Metric::kDot) {
+      return Invalid("threshold: a distance threshold is not defined for the dot metric");
+    }
+    if (!has_vector) return Invalid("threshold: needs a query vector (the distance is to it)");
+  }
+  if (r.score_threshold && !(*r.score_threshold >= 0 && *r.score_threshold <= 1)) {
+    return Invalid("score_threshold: must be within [0, 1], got " + Num(*r.score_threshold));
+  }
+  switch (r.filter_mode) {
+    case FilterMode::kAuto:
+      plan->filter_mode = FilterMode::kPre;
+      plan->filter_mode_reason = kAutoReason;
+      break;
+    case FilterMode::kPre:
+      plan->filter_mode = FilterMode::kPre;
+      plan->filter_mode_reason = kPreReason;
+      break;
+    case FilterMode::kPost:
+      plan->filter_mode = FilterMode::kPost;
+      plan->filter_mode_reason = kPostReason;
+      break;
+  }
+  return Status::Ok();
+}
+
+struct Runs {
+  TextRun text;
+  VectorRun vector;
+};
+
+StatusOr<Runs> RunRetrievers(const CollectionView& c, const Request& r, const Plan& plan,
+                             std::size_t n, const roaring::Roaring* allowed) {
+  Runs runs;
+  if (plan.text) runs.text = RetrieveText(*c.text, *r.query, n, allowed);
+  if (plan.vector) {
+    vector::VectorSearchOptions options;
+    options.k = n;
+    options.ef = r.ef;
+    options.plan = r.vector_plan;
+    ASSIGN_OR_RETURN(runs.vector,
+                     RetrieveVector(*c.vectors, plan.metric, r.vector, options, allowed));
+  }
+  return runs;
+}
+
+// The records of both runs, text's first (duplicates are counted once later).
+std::vector<std::uint32_t> CandidateDocs(const Runs& runs) {
+  std::vector<std::uint32_t> docs;
+  docs.reserve(runs.text.hits.size() + runs.vector.hits.size());
+  for (const Hit& h : runs.text.hits) docs.push_back(h.doc);
+  for (const Hit& h : runs.vector.hits) docs.push_back(h.doc);
+  return docs;
+}
+
+json::Value OrNull(std::optional<double> x) {
+  return x ? json::Value(*x) : json::Value(nullptr);
+}
+
+}  // namespace
+
+StatusOr<Result> Search(const CollectionView& c, const Request& r) {
+  Stopwatch total, lap;
+  Plan plan;
+  RETURN_IF_ERROR(Validate(c, r, &plan));
+  std::vector<float> prepared;  // the query vector in stored form, for distances
+  if (!r.vector.empty()) {
+    StatusOr<std::vector<float>> p = c.vectors->store().PrepareQuery(r.vector);
+    if (!p.ok()) return p.status().WithContext("vector");
+    prepared = std::move(p).value();
+  }
+  const index::MetadataIndex& metadata = *c.metadata;
+  json::Value timings = json::Value::object();
+  json::Value counts = json::Value::object();
+  timings["validate"] = lap.Lap();
+
+  const std::size_t requested_k = r.candidate_k.value_or(std::max(r.k, kDefaultCandidateK));
+  const std::size_t effective_k = EffectiveCandidateK(r.k, requested_k);
+  const bool post = r.filter != nullptr && plan.filter_mode == FilterMode::kPost;
+  // A retriever fetches enough for fusion and temporal re-ranking; in post
+  // mode, seed 004's overfetch, since the filter comes after.
+  const std::size_t fetch_k = post ? effective_k : std::max(r.k, requested_k);
+  counts["candidate_k"] = requested_k;
+  counts["fetch_k"] = fetch_k;
+
+  std::optional<roaring::Roaring> allowed;
+  if (r.filter != nullptr && !post) allowed = metadata.Evaluate(r.filter->optimized.root);
+  timings["filter"] = lap.Lap();
+
+  ASSIGN_OR_RETURN(Runs runs, RunRetrievers(c, r, plan, fetch_k, allowed ? &*allowed : nullptr));
+  timings["retrieve"] = lap.Lap();
+  counts["retrieved"] = {{"text", runs.text.hits.size()}, {"vector", runs.vector.hits.size()}};
+  std::vector<Hit> text_hits = runs.text.hits, vector_hits = runs.vector.hits;
+  if (post) {
+    KeepPassing(metadata, *r.filter, true, &text_hits);
+    KeepPassing(metadata, *r.filter, false, &vector_hits);
+    counts["post_filter"] = {{"text", text_hits.size()}, {"vector", vector_hits.size()}};
+    timings["post_filter"] = lap.Lap();
+  }
+
+  const bool fused = plan.text && plan.vector;
+  std::vector<Hit> hits = fused       ? FuseRrf(text_hits, vector_hits, r.rrf_k)
+                          : plan.text ? std::move(text_hits)
+                                      : std::move(vector_hits);
+  counts["fused"] = hits.size();
+  timings["fusion"] = lap.Lap();
+
+  json::Value temporal = nullptr;
+  if (r.query && c.time_slot && !r.query->hints.empty()) {
+    temporal = ApplyTemporalHints(r.query->hints, metadata, *c.time_slot, fused, r.rrf_k, &hits);
+    timings["temporal"] = lap.Lap();
+  }
+
+  if (hits.size() > r.k) hits.resize(r.k);
+  counts["top_k"] = hits.size();
+
+  // The other side's signal for the final hits: distances for text-only
+  // hits (so `threshold` cuts uniformly), BM25 for vector-only hybrid hits.
+  if (!prepared.empty()) {
+    const vector::VectorStore& store = c.vectors->store();
+    for (Hit& h : hits) {
+      if (h.distance || !store.Contains(h.doc)) continue;
+      h.distance = vector::ReportedDistance(plan.metric, store.Distance(prepared.data(), h.doc));
+    }
+  }
+  if (fused) {
+    std::vector<std::uint32_t> missing;
+    for (const Hit& h : hits) {
+      if (!h.bm25) missing.push_back(h.doc);
+    }
+    const auto scores = ScoreText(*c.text, *r.query, missing);
+    for (Hit& h : hits) {
+      if (auto it = scores.find(h.doc); !h.bm25 && it != scores.end()) h.bm25 = it->second;
+    }
+  }
+  const double max_bm25 = plan.text ? MaxAttainableBm25(*c.text, *r.query) : 0;
+  for (Hit& h : hits) {
+    double rel = 0;
+    if (plan.text && h.bm25) rel = std::max(rel, TextRelevance(*h.bm25, max_bm25));
+    if (plan.vector && h.distance) rel = std::max(rel, VectorRelevance(plan.metric, *h.distance));
+    h.relevance = rel;
+  }
+  timings["signals"] = lap.Lap();
+
+  const CutCounts cut = ApplyThresholds(r.threshold, r.score_threshold, &hits);
+  counts["after_thresholds"] = hits.size();
+  timings["thresholds"] = lap.Lap();
+
+  Result result;
+  if (r.impact && r.filter != nullptr) {
+    // The same candidates in both modes: each retriever's effective_k best
+    // without the filter (post mode already generated them).
+    std::vector<std::uint32_t> docs;
+    if (post) {
+      docs = CandidateDocs(runs);
+    } else {
+      ASSIGN_OR_RETURN(Runs unfiltered, RunRetrievers(c, r, plan, effective_k, nullptr));
+      docs = CandidateDocs(unfiltered);
+    }
+    result.filter_impact =
+        FilterImpactJson(requested_k, effective_k, CountImpact(metadata, *r.filter, docs),
+                         FilterEcho(*r.filter, r.dialect));
+    timings["impact"] = lap.Lap();
+  }
+  result.hits = std::move(hits);
+  if (!r.explain) return result;
+
+  json::Value ex = json::Value::object();
+  ex["mode"] = ModeName(r.mode);
+  json::Value retrievers = json::Value::array();
+  if (plan.text) retrievers.push_back("text");
+  if (plan.vector) retrievers.push_back("vector");
+  ex["retrievers"] = std::move(retrievers);
+  ex["fallback"] = plan.fallback.empty() ? json::Value(nullptr) : json::Value(plan.fallback);
+  ex["query"] = r.query ? QueryExplain(*r.query) : json::Value(nullptr);
+  ex["filter"] = nullptr;
+  if (r.filter != nullptr) {
+    std::optional<std::size_t> n;
+    if (allowed) n = allowed->cardinality();
+    ex["filter"] = FilterExplain(*r.filter, plan.filter_mode, plan.filter_mode_reason,
+                                 metadata.size(), metadata.Estimate(r.filter->optimized.root), n);
+  }
+  ex["text"] = plan.text ? TextExplain(runs.text, fetch_k, max_bm25) : json::Value(nullptr);
+  ex["vector"] =
+      plan.vector ? VectorExplainJson(runs.vector, fetch_k, plan.metric) : json::Value(nullptr);
+  ex["fusion"] = nullptr;
+  if (fused) {
+    ex["fusion"] = {{"method", "rrf"},
+                    {"rrf_k", r.rrf_k},
+                    {"score", "sum of 1/(rrf_k + rank) over the lists"},
+                    {"ties", "better single-list rank, then record number"}};
+  }
+  ex["temporal"] = std::move(temporal);
+  ex["thresholds"] = {{"threshold", OrNull(r.threshold)},
+                      {"score_threshold", OrNull(r.score_threshold)},
+                      {"cut_by_threshold", cut.by_threshold},
+                      {"cut_by_score_threshold", cut.by_score_threshold}};
+  ex["counts"] = std::move(counts);
+  timings["explain"] = lap.Lap();
+  timings["total"] = total.Lap();
+  ex["timings_us"] = std::move(timings);
+  result.explain = std::move(ex);
+  return result;
+}
+
+}  // namespace engram::search

@@ -1,0 +1,101 @@
+// The search pipeline over one collection's in-memory indexes (SEARCH.md
+// §2-§3): the filter becomes an allowed-set, the text and vector retrievers
+// find the best candidates among it, hybrid fuses them by Reciprocal Rank
+// Fusion, thresholds cut the fused list, and filter impact and explain
+// report what happened. It knows nothing of storage; engine/ hands it a view
+// of the indexes it keeps.
+#ifndef ENGRAM_SEARCH_SEARCH_H_
+#define ENGRAM_SEARCH_SEARCH_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/json.h"
+#include "engram/status.h"
+#include "filter/compiler.h"
+#include "index/metadata_index.h"
+#include "text/index/text_index.h"
+#include "text/query/ast.h"
+#include "vector/vector_index.h"
+
+namespace engram::search {
+
+// What a collection has, as the engine keeps it. Pointers are null for what
+// the collection lacks (text, vectors); the indexes agree on record numbers.
+struct CollectionView {
+  const index::MetadataIndex* metadata = nullptr;  // always set; its live set is the collection
+  const text::TextIndex* text = nullptr;
+  const vector::VectorIndex* vectors = nullptr;
+  // Informational: Search uses vectors->store().metric(), the stored truth.
+  vector::Metric metric = vector::Metric::kCosine;
+  std::optional<std::uint32_t> time_slot;  // the schema slot of the time field, if named
+};
+
+enum class Mode { kText, kVector, kHybrid };
+enum class FilterMode { kAuto, kPre, kPost };
+
+inline constexpr std::size_t kMaxK = 10000;
+inline constexpr std::size_t kMaxCandidateK = 10000;
+
+struct Request {
+  std::optional<text::DefaultQuery> query;  // parsed (default profile), when text is asked
+  std::vector<float> vector;                // empty unless a vector is asked
+  Mode mode = Mode::kHybrid;
+  const filter::CompiledFilter* filter = nullptr;            // null: no filter
+  filter::Dialect dialect = filter::Dialect::kVectorFilter;  // the filter's, for impact's echo
+  std::size_t k = 10;                                        // 1..kMaxK
+  std::optional<std::size_t> candidate_k;                    // default max(k, 60)
+  FilterMode filter_mode = FilterMode::kAuto;
+  std::optional<double> threshold;        // a distance in the metric's terms, after top-k
+  std::optional<double> score_threshold;  // a floor on Hit::relevance, in [0, 1]
+  std::size_t rrf_k = 60;                 // Reciprocal Rank Fusion's k (Cormack et al. 2009)
+  // Vector retrieval knobs for tests and benchmarks: the graph's ef (0: the
+  // planner's choice) and a forced plan (unset: the planner chooses).
+  std::size_t ef = 0;
+  std::optional<vector::VectorPlan> vector_plan;
+  bool explain = false;
+  bool impact = false;
+};
+
+struct Hit {
+  std::uint32_t doc = 0;
+  // text: BM25; vector: similarity (cosine 1 - d, dot the inner product, l2
+  // 1 / (1 + d)); hybrid: the RRF sum.
+  double score = 0;
+  double relevance = 0;        // in [0, 1] as SEARCH.md §5 defines it
+  std::optional<double> bm25;  // when the record matched the text query
+  // ReportedDistance (cosine 1 - cos, l2 Euclidean, dot -dot), when a query
+  // vector was given and the record has a vector.
+  std::optional<double> distance;
+  std::optional<std::size_t> text_rank, vector_rank;  // 1-based ranks in each retriever
+  // The temporal factor (1 + w, README.md "Temporal hints") that reordered
+  // this hit, when the query had an `around` hint and the collection a time
+  // field.
+  std::optional<double> boost;
+};
+
+struct Result {
+  std::vector<Hit> hits;      // best first
+  json::Value filter_impact;  // null unless asked and a filter was given (SEARCH.md §3)
+  json::Value explain;        // null unless asked
+};
+
+// The best k records for `request` among those passing its filter, best
+// first (README.md gives every formula). Modes: text needs a query, vector a
+// vector; hybrid runs the retrievers it has inputs for (one input: that
+// retriever alone, explain's "fallback" says so). InvalidArgument, the
+// message starting with the request field ("vector: expected 128 numbers,
+// got 3"), for requests the collection cannot answer: an input the collection
+// has no index for, a vector of the wrong dimension or not finite, k or
+// candidate_k out of range, `threshold` with the dot metric or without a
+// query vector, `score_threshold` outside [0, 1]. The filter must be compiled
+// against the metadata index's schema. Thread-safe against other Searches;
+// the caller keeps writers out.
+StatusOr<Result> Search(const CollectionView& collection, const Request& request);
+
+}  // namespace engram::search
+
+#endif  // ENGRAM_SEARCH_SEARCH_H_

@@ -1,0 +1,73 @@
+#include "search/thresholds.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "text/rank/bm25.h"
+#include "text/rank/plan.h"
+
+namespace engram::search {
+
+double VectorSimilarity(vector::Metric metric, double distance) {
+  switch (metric) {
+    case vector::Metric::kCosine:
+      return 1.0 - distance;
+    case vector::Metric::kDot:
+      return -distance;
+    case vector::Metric::kL2:
+      return 1.0 / (1.0 + distance);
+  }
+  return 0;
+}
+
+double VectorRelevance(vector::Metric metric, double distance) {
+  switch (metric) {
+    case vector::Metric::kCosine:
+      return std::clamp(1.0 - distance, 0.0, 1.0);
+    case vector::Metric::kDot:
+      // The logistic function of the inner product; exp cannot overflow into
+      // a NaN here (a huge argument gives inf and the result 0).
+      return 1.0 / (1.0 + std::exp(distance));
+    case vector::Metric::kL2:
+      return 1.0 / (1.0 + std::max(0.0, distance));
+  }
+  return 0;
+}
+
+double MaxAttainableBm25(const text::TextIndex& index, const text::DefaultQuery& query) {
+  if (!query.root) return 0;
+  const text::Bm25 bm25(index.data());
+  const text::Plan plan = text::CompilePlan(index.data(), bm25, *query.root);
+  double sum = 0;
+  for (const text::PlanUnit& u : plan.units) {
+    if (u.scoring) sum += u.bound;
+  }
+  return sum;
+}
+
+double TextRelevance(double bm25, double max_bm25) {
+  if (!(max_bm25 > 0)) return 0;
+  return std::clamp(bm25 / max_bm25, 0.0, 1.0);
+}
+
+CutCounts ApplyThresholds(std::optional<double> threshold, std::optional<double> score_threshold,
+                          std::vector<Hit>* hits) {
+  CutCounts cut;
+  std::vector<Hit> kept;
+  kept.reserve(hits->size());
+  for (Hit& h : *hits) {
+    if (threshold && (!h.distance || *h.distance > *threshold)) {
+      ++cut.by_threshold;
+      continue;
+    }
+    if (score_threshold && h.relevance < *score_threshold) {
+      ++cut.by_score_threshold;
+      continue;
+    }
+    kept.push_back(std::move(h));
+  }
+  *hits = std::move(kept);
+  return cut;
+}
+
+}  // namespace engram::search

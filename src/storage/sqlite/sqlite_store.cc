@@ -1,0 +1,521 @@
+#include "storage/sqlite/sqlite_store.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include "base/status.h"
+#include "storage/sqlite/statements.h"
+
+namespace engram::storage {
+namespace {
+
+// 'engr' in the database header (PRAGMA application_id): tells an engram
+// store from any other SQLite file before reading its tables.
+constexpr std::int32_t kApplicationId = 0x656e6772;
+
+// A record's row key is (collection number << 32) | doc, so one collection's
+// records are a contiguous rowid range in doc order: a scan is a sequential
+// walk of the table b-tree with no index lookups, and rows (a body plus a
+// ~1 KiB vector) live in a rowid table, which SQLite stores far better than a
+// WITHOUT ROWID table when rows are large (sqlite.org/withoutrowid.html §4).
+constexpr std::int64_t kMaxCollectionNumber = (std::int64_t{1} << 31) - 1;
+std::int64_t FirstKey(std::int64_t num) {
+  return num << 32;
+}
+std::int64_t LastKey(std::int64_t num) {
+  return (num << 32) | 0xffffffff;
+}
+
+// Page size for new files. Measured on 64k records of a 1 KiB body and a
+// 300-float vector (sqlite_store_benchmark.cc): 32 KiB pages ingest ~1.5x and
+// scan ~3x faster than 4 KiB ones, as rows of ~2.3 KiB pack densely and a scan
+// makes one read per page. Small commits write a few large pages instead; the
+// engine's writes are batches.
+constexpr int kPageSize = 32768;
+// 64 MiB of page cache: the (collection, id) index of a 64k-record ingest
+// stays resident, so upserts never wait on reads.
+constexpr int kCacheKib = 64 * 1024;
+// Checkpoint the WAL into the database every ~64 MiB instead of SQLite's
+// 1000 pages: fewer database fsyncs during a bulk ingest, and a bounded WAL
+// to replay when a crashed store reopens.
+constexpr int kWalAutocheckpointPages = (64 << 20) / kPageSize;
+constexpr int kBusyTimeoutMs = 5000;
+// mmap stays off (SQLite's default) although it would speed scans: a failed
+// read of a mapped page is a SIGBUS, not an error code the store can report.
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS meta(
+  key TEXT PRIMARY KEY,
+  value INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS collections(
+  num INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  config TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS records(
+  key INTEGER PRIMARY KEY,
+  coll INTEGER NOT NULL REFERENCES collections(num),
+  id BLOB NOT NULL,
+  seq INTEGER NOT NULL,
+  body BLOB NOT NULL,
+  vector BLOB);
+CREATE UNIQUE INDEX IF NOT EXISTS records_by_id ON records(coll, id);
+CREATE TABLE IF NOT EXISTS snapshots(
+  coll INTEGER NOT NULL REFERENCES collections(num),
+  name TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  bytes BLOB NOT NULL,
+  PRIMARY KEY(coll, name));
+INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', 1), ('last_seq', 0);
+)sql";
+
+std::int64_t ToSqlSeq(std::uint64_t seq) {
+  constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  return static_cast<std::int64_t>(seq > kMax ? kMax : seq);
+}
+
+// Flushes the directory entry of `dir` in its parent, so a store directory
+// created just now survives a crash with the database inside it.
+void SyncParentDirectory(const std::filesystem::path& dir) {
+  std::filesystem::path parent = dir.parent_path();
+  if (parent.empty()) parent = ".";
+  int fd = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;  // best effort: SQLite syncs the directory it writes in
+  (void)::fsync(fd);
+  ::close(fd);
+}
+
+class SqliteStore final : public Store {
+ public:
+  SqliteStore(sqlite3* db, std::string path) : db_(db), sql_(db), path_(std::move(path)) {}
+  ~SqliteStore() override {
+    sql_.Finalize();
+    sqlite3_close_v2(db_);  // the last connection checkpoints and removes the WAL
+  }
+
+  Status Init() {
+    RETURN_IF_ERROR(sql_.Prepare());
+    return ReadMeta("last_seq").status();
+  }
+
+  Status CreateCollection(const CollectionRow& collection) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return Write(fmt::format("create collection '{}'", Printable(collection.name)), [&] {
+      ASSIGN_OR_RETURN(std::optional<std::int64_t> num, FindCollection(collection.name));
+      if (num) return Status::AlreadyExists("the collection exists");
+      Bound s(sql_.insert_collection);
+      BindText(s, 1, collection.name);
+      BindText(s, 2, collection.config);
+      RETURN_IF_ERROR(Done(s, "insert"));
+      if (sqlite3_last_insert_rowid(db_) > kMaxCollectionNumber) {
+        return Status::ResourceExhausted("collection numbers exhausted");
+      }
+      return Status::Ok();
+    });
+  }
+
+  Status DropCollection(std::string_view name) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return Write(fmt::format("drop collection '{}'", Printable(name)), [&] {
+      ASSIGN_OR_RETURN(std::int64_t num, RequireCollection(name));
+      {
+        Bound s(sql_.delete_range);
+        sqlite3_bind_int64(s, 1, FirstKey(num));
+        sqlite3_bind_int64(s, 2, LastKey(num));
+        RETURN_IF_ERROR(Done(s, "delete records"));
+      }
+      {
+        Bound s(sql_.delete_snapshots);
+        sqlite3_bind_int64(s, 1, num);
+        RETURN_IF_ERROR(Done(s, "delete snapshots"));
+      }
+      Bound s(sql_.delete_collection);
+      sqlite3_bind_int64(s, 1, num);
+      return Done(s, "delete collection");
+    });
+  }
+
+  StatusOr<std::vector<CollectionRow>> ListCollections() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<CollectionRow> out;
+    Bound s(sql_.list_collections);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+      out.push_back({std::string(ColumnBytes(s, 0)), std::string(ColumnBytes(s, 1))});
+    }
+    if (rc != SQLITE_DONE) return Error(rc, "list collections");
+    return out;
+  }
+
+  StatusOr<std::uint64_t> Apply(std::string_view collection, const WriteBatch& batch) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    // The sequence is read inside the write transaction, so it stays right
+    // even if another process wrote to the file since.
+    std::uint64_t seq = 0;
+    Status status = Write(fmt::format("apply to collection '{}'", Printable(collection)), [&] {
+      ASSIGN_OR_RETURN(std::int64_t num, RequireCollection(collection));
+      ASSIGN_OR_RETURN(std::int64_t last, ReadMeta("last_seq"));
+      if (last < 0 || last == std::numeric_limits<std::int64_t>::max()) {
+        return Status::Corruption(fmt::format("last sequence {} out of range", last));
+      }
+      seq = static_cast<std::uint64_t>(last) + 1;
+      for (const std::string& id : batch.removes) RETURN_IF_ERROR(DeleteRecord(num, id));
+      for (const RecordWrite& put : batch.puts) {
+        RETURN_IF_ERROR(DeleteRecord(num, put.id));
+        Bound s(sql_.insert_record);
+        sqlite3_bind_int64(s, 1, FirstKey(num) | put.doc);
+        sqlite3_bind_int64(s, 2, num);
+        BindBlob(s, 3, put.id);
+        sqlite3_bind_int64(s, 4, static_cast<std::int64_t>(seq));
+        BindBlob(s, 5, put.body);
+        if (!put.vector.empty()) BindBlob(s, 6, put.vector);
+        int rc = sqlite3_step(s);
+        if (rc == SQLITE_CONSTRAINT_PRIMARYKEY) {
+          return Status::InvalidArgument(fmt::format(
+              "record '{}': doc {} belongs to another record", Printable(put.id), put.doc));
+        }
+        if (rc != SQLITE_DONE) {
+          return Error(rc, fmt::format("insert record '{}'", Printable(put.id)));
+        }
+      }
+      Bound s(sql_.set_meta);
+      sqlite3_bind_int64(s, 1, static_cast<std::int64_t>(seq));
+      BindText(s, 2, "last_seq");
+      return Done(s, "advance the sequence");
+    });
+    if (!status.ok()) return status;
+    return seq;
+  }
+
+  StatusOr<std::uint64_t> LastSequence() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    ASSIGN_OR_RETURN(std::int64_t last, ReadMeta("last_seq"));
+    if (last < 0) return Status::Corruption(fmt::format("last sequence {} is negative", last));
+    return static_cast<std::uint64_t>(last);
+  }
+
+  Status ScanRecords(std::string_view collection, std::uint64_t vectors_after,
+                     const std::function<Status(const RecordRow&)>& fn) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    const std::string what = fmt::format("scan collection '{}'", Printable(collection));
+    auto num = RequireCollection(collection);
+    if (!num.ok()) return num.status().WithContext(what);
+    Bound s(sql_.scan);
+    sqlite3_bind_int64(s, 1, FirstKey(*num));
+    sqlite3_bind_int64(s, 2, LastKey(*num));
+    sqlite3_bind_int64(s, 3, ToSqlSeq(vectors_after));
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+      RecordRow row;
+      row.doc = static_cast<std::uint32_t>(sqlite3_column_int64(s, 0) & 0xffffffff);
+      row.id = ColumnBytes(s, 1);
+      row.seq = static_cast<std::uint64_t>(sqlite3_column_int64(s, 2));
+      row.body = ColumnBytes(s, 3);
+      row.vector = ColumnBytes(s, 4);
+      RETURN_IF_ERROR(fn(row));
+    }
+    if (rc != SQLITE_DONE) return Error(rc, what);
+    return Status::Ok();
+  }
+
+  StatusOr<std::optional<Found>> GetRecord(std::string_view collection,
+                                           std::string_view id) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    const std::string what =
+        fmt::format("get record '{}' of collection '{}'", Printable(id), Printable(collection));
+    auto num = RequireCollection(collection);
+    if (!num.ok()) return num.status().WithContext(what);
+    Bound s(sql_.get_record);
+    sqlite3_bind_int64(s, 1, *num);
+    BindBlob(s, 2, id);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_DONE) return std::optional<Found>();
+    if (rc != SQLITE_ROW) return Error(rc, what);
+    Found found;
+    found.doc = static_cast<std::uint32_t>(sqlite3_column_int64(s, 0) & 0xffffffff);
+    found.seq = static_cast<std::uint64_t>(sqlite3_column_int64(s, 1));
+    found.body = ColumnBytes(s, 2);
+    found.vector = ColumnBytes(s, 3);
+    return std::optional<Found>(std::move(found));
+  }
+
+  Status PutSnapshot(std::string_view collection, std::string_view name,
+                     const Snapshot& snapshot) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return Write(
+        fmt::format("put snapshot '{}' of collection '{}'", Printable(name), Printable(collection)),
+        [&] {
+          ASSIGN_OR_RETURN(std::int64_t num, RequireCollection(collection));
+          Bound s(sql_.put_snapshot);
+          sqlite3_bind_int64(s, 1, num);
+          BindText(s, 2, name);
+          sqlite3_bind_int64(s, 3, ToSqlSeq(snapshot.seq));
+          BindBlob(s, 4, snapshot.bytes);
+          return Done(s, "write");
+        });
+  }
+
+  StatusOr<std::optional<Snapshot>> GetSnapshot(std::string_view collection,
+                                                std::string_view name) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    const std::string what =
+        fmt::format("get snapshot '{}' of collection '{}'", Printable(name), Printable(collection));
+    auto num = RequireCollection(collection);
+    if (!num.ok()) return num.status().WithContext(what);
+    Bound s(sql_.get_snapshot);
+    sqlite3_bind_int64(s, 1, *num);
+    BindText(s, 2, name);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_DONE) return std::optional<Snapshot>();
+    if (rc != SQLITE_ROW) return Error(rc, what);
+    Snapshot snapshot;
+    snapshot.seq = static_cast<std::uint64_t>(sqlite3_column_int64(s, 0));
+    snapshot.bytes = ColumnBytes(s, 1);
+    return std::optional<Snapshot>(std::move(snapshot));
+  }
+
+ private:
+  // Runs `body` inside BEGIN IMMEDIATE ... COMMIT. On any failure the
+  // transaction is rolled back and the error returned with `what` as context.
+  // After an I/O error the store refuses further writes until reopened: the
+  // operating system may have dropped the dirty pages of a failed write or
+  // fsync, and a later fsync can then succeed without them ("fsyncgate",
+  // PostgreSQL 2018), so a later acknowledgement could not be trusted.
+  Status Write(std::string_view what, const std::function<Status()>& body) {
+    if (!broken_.ok()) {
+      return Status::FailedPrecondition(
+                 fmt::format("the store refuses writes after an I/O error ({}); reopen it",
+                             broken_.message()))
+          .WithContext(what);
+    }
+    Status status = [&] {
+      RETURN_IF_ERROR(Done(sql_.begin, "begin"));
+      RETURN_IF_ERROR(body());
+      return Done(sql_.commit, "commit");
+    }();
+    if (status.ok()) return status;
+    if (!sqlite3_get_autocommit(db_)) {
+      int rc = sqlite3_step(sql_.rollback);
+      sqlite3_reset(sql_.rollback);
+      if (rc != SQLITE_DONE) {
+        status = Status::IoError(
+            fmt::format("{}; rollback failed too: {}", status.message(), sqlite3_errmsg(db_)));
+      }
+    }
+    if (status.code() == StatusCode::kIoError) broken_ = status;
+    return status.WithContext(what);
+  }
+
+  // Steps `s` once, expecting it to finish.
+  Status Done(sqlite3_stmt* s, std::string_view what) {
+    int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE) return Error(rc, what);
+    return Status::Ok();
+  }
+
+  // Maps a SQLite result code to the store's contract: unreadable contents
+  // are Corruption, everything else that fails on the files is IoError.
+  Status Error(int rc, std::string_view what) const {
+    std::string message =
+        fmt::format("{}: {} (sqlite code {}) in {}", what, sqlite3_errmsg(db_), rc, path_);
+    switch (rc & 0xff) {
+      case SQLITE_CORRUPT:
+      case SQLITE_NOTADB:
+        return Status::Corruption(std::move(message));
+      case SQLITE_NOMEM:
+      case SQLITE_TOOBIG:
+        return Status::ResourceExhausted(std::move(message));
+      case SQLITE_CONSTRAINT:
+      case SQLITE_MISMATCH:
+        return Status::Internal(std::move(message));
+      default:
+        return Status::IoError(std::move(message));
+    }
+  }
+
+  StatusOr<std::optional<std::int64_t>> FindCollection(std::string_view name) {
+    Bound s(sql_.find_collection);
+    BindText(s, 1, name);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_DONE) return std::optional<std::int64_t>();
+    if (rc != SQLITE_ROW) return Error(rc, "look up the collection");
+    return std::optional<std::int64_t>(sqlite3_column_int64(s, 0));
+  }
+
+  StatusOr<std::int64_t> RequireCollection(std::string_view name) {
+    ASSIGN_OR_RETURN(std::optional<std::int64_t> num, FindCollection(name));
+    if (!num) return Status::NotFound(fmt::format("no collection '{}'", Printable(name)));
+    return *num;
+  }
+
+  Status DeleteRecord(std::int64_t num, std::string_view id) {
+    Bound s(sql_.delete_record);
+    sqlite3_bind_int64(s, 1, num);
+    BindBlob(s, 2, id);
+    int rc = sqlite3_step(s);
+    if (rc != SQLITE_DONE) return Error(rc, fmt::format("delete record '{}'", Printable(id)));
+    return Status::Ok();
+  }
+
+  StatusOr<std::int64_t> ReadMeta(std::string_view key) {
+    Bound s(sql_.get_meta);
+    BindText(s, 1, key);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_DONE) return Status::Corruption(fmt::format("no '{}' in meta", key));
+    if (rc != SQLITE_ROW) return Error(rc, fmt::format("read '{}'", key));
+    return sqlite3_column_int64(s, 0);
+  }
+
+  sqlite3* db_;
+  std::mutex mu_;  // one connection, used by one thread at a time (below)
+  Statements sql_;
+  const std::string path_;
+  Status broken_;  // the I/O error that stopped writes, or OK
+};
+
+// Runs one statement (a PRAGMA) and returns its first column as text.
+StatusOr<std::string> QueryText(sqlite3* db, const char* sql) {
+  sqlite3_stmt* s = nullptr;
+  int rc = sqlite3_prepare_v2(db, sql, -1, &s, nullptr);
+  std::string out;
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+      out = ColumnBytes(s, 0);
+      rc = SQLITE_DONE;
+    }
+  }
+  const std::string message = sqlite3_errmsg(db);
+  sqlite3_finalize(s);
+  if (rc == SQLITE_DONE) return out;
+  std::string full = fmt::format("{}: {} (sqlite code {})", sql, message, rc);
+  // SQLITE_ERROR here is a SQL error such as a missing table: a file that
+  // claims to be a store but lacks its tables.
+  if ((rc & 0xff) == SQLITE_CORRUPT || (rc & 0xff) == SQLITE_NOTADB || rc == SQLITE_ERROR) {
+    return Status::Corruption(std::move(full));
+  }
+  return Status::IoError(std::move(full));
+}
+
+Status Exec(sqlite3* db, const char* sql) {
+  return QueryText(db, sql).status();
+}
+
+// Creates the schema in a new file, or checks that an existing one is an
+// engram store this build can read.
+Status PrepareFile(sqlite3* db) {
+  ASSIGN_OR_RETURN(std::string tables, QueryText(db, "SELECT count(*) FROM sqlite_schema"));
+  ASSIGN_OR_RETURN(std::string app_id, QueryText(db, "PRAGMA application_id"));
+  const bool fresh = tables == "0";
+  if (!fresh && app_id != std::to_string(kApplicationId)) {
+    return Status::FailedPrecondition("the file is a SQLite database but not an engram store");
+  }
+  if (fresh) RETURN_IF_ERROR(Exec(db, fmt::format("PRAGMA page_size={}", kPageSize).c_str()));
+  ASSIGN_OR_RETURN(std::string mode, QueryText(db, "PRAGMA journal_mode=WAL"));
+  if (mode != "wal") {
+    return Status::IoError(fmt::format("cannot switch to WAL mode (journal mode is '{}')", mode));
+  }
+  RETURN_IF_ERROR(Exec(db, "PRAGMA synchronous=FULL"));
+  RETURN_IF_ERROR(Exec(db, "PRAGMA foreign_keys=ON"));
+  RETURN_IF_ERROR(Exec(db, fmt::format("PRAGMA cache_size=-{}", kCacheKib).c_str()));
+  RETURN_IF_ERROR(
+      Exec(db, fmt::format("PRAGMA wal_autocheckpoint={}", kWalAutocheckpointPages).c_str()));
+  if (fresh) {
+    // Another process may be creating the same file: the IMMEDIATE lock and
+    // IF NOT EXISTS make both succeed with one schema.
+    char* error = nullptr;
+    const std::string script = fmt::format("BEGIN IMMEDIATE; {} PRAGMA application_id={}; COMMIT;",
+                                           kSchema, kApplicationId);
+    int rc = sqlite3_exec(db, script.c_str(), nullptr, nullptr, &error);
+    if (rc != SQLITE_OK) {
+      std::string message = error ? error : sqlite3_errstr(rc);
+      sqlite3_free(error);
+      sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+      return Status::IoError(fmt::format("create the schema: {} (sqlite code {})", message, rc));
+    }
+  }
+  auto version = QueryText(db, "SELECT value FROM meta WHERE key = 'schema_version'");
+  if (!version.ok()) return version.status().WithContext("read the layout version");
+  if (version->empty()) return Status::Corruption("the store has no layout version");
+  if (*version != std::to_string(kSqliteStoreSchemaVersion)) {
+    std::int64_t v = 0;
+    try {
+      v = std::stoll(*version);
+    } catch (...) {
+      v = 0;
+    }
+    if (v > kSqliteStoreSchemaVersion) {
+      return Status::FailedPrecondition(fmt::format(
+          "the store has layout version {}, newer than this build reads ({}); use a newer "
+          "engram",
+          v, kSqliteStoreSchemaVersion));
+    }
+    return Status::Corruption(fmt::format("unknown layout version '{}'", *version));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Store>> OpenSqliteStoreWithVfs(const std::string& dir,
+                                                        const std::string& vfs_name) {
+  if (dir.empty()) return Status::InvalidArgument("the store directory is empty");
+  if (!vfs_name.empty() && sqlite3_vfs_find(vfs_name.c_str()) == nullptr) {
+    return Status::InvalidArgument(fmt::format("no SQLite VFS named '{}'", vfs_name));
+  }
+  const std::filesystem::path root(dir);
+  std::error_code ec;
+  const bool existed = std::filesystem::is_directory(root, ec);
+  if (!existed) {
+    std::filesystem::create_directories(root, ec);
+    if (ec) {
+      return Status::IoError(fmt::format("create store directory {}: {}", dir, ec.message()));
+    }
+    SyncParentDirectory(std::filesystem::absolute(root, ec));
+  }
+  const std::string path = (root / kSqliteStoreFile).string();
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(
+      path.c_str(), &db,
+      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE,
+      vfs_name.empty() ? nullptr : vfs_name.c_str());
+  if (rc != SQLITE_OK) {
+    std::string message = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    sqlite3_close_v2(db);
+    return Status::IoError(fmt::format("open {}: {} (sqlite code {})", path, message, rc));
+  }
+  sqlite3_extended_result_codes(db, 1);
+  sqlite3_busy_timeout(db, kBusyTimeoutMs);
+  // Defensive mode: no SQL can corrupt the file behind SQLite's back.
+  sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+  Status status = PrepareFile(db);
+  if (!status.ok()) {
+    sqlite3_close_v2(db);
+    return status.WithContext(fmt::format("open {}", path));
+  }
+  auto store = std::make_unique<SqliteStore>(db, path);
+  status = store->Init();
+  if (!status.ok()) return status.WithContext(fmt::format("open {}", path));
+  return std::unique_ptr<Store>(std::move(store));
+}
+
+StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& dir) {
+  return OpenSqliteStoreWithVfs(dir, "");
+}
+
+}  // namespace engram::storage

@@ -1,0 +1,115 @@
+// Store: the narrow durable storage the engine writes through (SEARCH.md §1).
+// It keeps collections (a name and an opaque configuration document),
+// records (id, the engine's record number, the write sequence that last
+// touched it, an opaque body and an optional vector), and index snapshots
+// (opaque bytes tagged with the sequence they reflect). It knows nothing of
+// schemas or indexes: the engine decides what the bytes mean (DESIGN.md).
+#ifndef ENGRAM_STORAGE_STORE_H_
+#define ENGRAM_STORAGE_STORE_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engram/status.h"
+
+namespace engram::storage {
+
+struct CollectionRow {
+  std::string name;
+  std::string config;  // the engine's configuration document, stored as given
+};
+
+// One record to write. `vector` holds dim float32 values in host byte order
+// as raw bytes (empty when the collection has no vectors).
+struct RecordWrite {
+  std::string id;
+  std::uint32_t doc = 0;  // the engine's record number, unique per collection
+  std::string body;
+  std::string vector;
+};
+
+// All the writes of one batch: applied together or not at all. The removes
+// apply first, then the puts in order (a later put of an id replaces an
+// earlier one), so a batch may remove a record and give its doc to another.
+struct WriteBatch {
+  std::vector<RecordWrite> puts;     // insert or replace by id
+  std::vector<std::string> removes;  // ids; absent ids are ignored
+};
+
+// What a scan yields. The views are valid during the callback only.
+struct RecordRow {
+  std::string_view id;
+  std::uint32_t doc = 0;
+  std::uint64_t seq = 0;  // the sequence of the batch that last wrote it
+  std::string_view body;
+  std::string_view vector;  // empty unless asked for (see ScanRecords)
+};
+
+struct Snapshot {
+  std::uint64_t seq = 0;  // the store's sequence when the snapshot was taken
+  std::string bytes;
+};
+
+// Thread-safety: a Store may be used from several threads; writes are
+// serialised inside. Every method returns IoError for a failed read or write
+// of the underlying files and Corruption for contents it cannot read.
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // AlreadyExists when `name` is taken. Durable on return.
+  virtual Status CreateCollection(const CollectionRow& collection) = 0;
+  // Removes the collection with its records and snapshots. NotFound if absent.
+  virtual Status DropCollection(std::string_view name) = 0;
+  virtual StatusOr<std::vector<CollectionRow>> ListCollections() = 0;
+
+  // Applies `batch` to `collection` atomically in one transaction that is
+  // synced to disk before this returns: after a crash at any moment a batch
+  // is there whole or not at all, and an acknowledged one is there. Every
+  // record the batch writes gets the returned sequence, which is larger than
+  // any earlier one in the store (an empty batch takes one too). NotFound
+  // for an unknown collection; InvalidArgument, writing nothing, when a put's
+  // doc belongs to another id after the batch's removes. After an IoError
+  // the store refuses writes (FailedPrecondition) until it is reopened.
+  virtual StatusOr<std::uint64_t> Apply(std::string_view collection, const WriteBatch& batch) = 0;
+
+  // The store's last applied sequence (0 for a new store).
+  virtual StatusOr<std::uint64_t> LastSequence() = 0;
+
+  // Calls `fn` for every record of `collection` in record-number order; the
+  // row's vector is filled only for records with seq > vectors_after (pass
+  // UINT64_MAX for none, 0 for all). A non-ok status from `fn` stops the
+  // scan and is returned. `fn` must not call this Store (it runs under the
+  // store's lock).
+  virtual Status ScanRecords(std::string_view collection, std::uint64_t vectors_after,
+                             const std::function<Status(const RecordRow&)>& fn) = 0;
+
+  // The record with `id`, with its vector; nullopt when absent.
+  struct Found {
+    std::uint32_t doc = 0;
+    std::uint64_t seq = 0;
+    std::string body;
+    std::string vector;
+  };
+  virtual StatusOr<std::optional<Found>> GetRecord(std::string_view collection,
+                                                   std::string_view id) = 0;
+
+  // Index snapshots under a name ("text", "vector"), replaced atomically.
+  virtual Status PutSnapshot(std::string_view collection, std::string_view name,
+                             const Snapshot& snapshot) = 0;
+  virtual StatusOr<std::optional<Snapshot>> GetSnapshot(std::string_view collection,
+                                                        std::string_view name) = 0;
+};
+
+// Opens (creating when missing) the SQLite store in directory `dir`, which is
+// created too. The database runs in WAL mode with synchronous=FULL.
+StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& dir);
+
+}  // namespace engram::storage
+
+#endif  // ENGRAM_STORAGE_STORE_H_
