@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/engine_commands.h"
 #include "cli/filter_command.h"
 #include "cli/query_command.h"
 
@@ -19,6 +20,8 @@ int Run(int argc, const char* const* argv, std::istream& in, std::ostream& out, 
   AddFilterCommands(&app, &filter_options, &run);
   QueryCommandOptions query_options;
   AddQueryCommands(&app, &query_options, &run);
+  EngineOptions engine_options;
+  AddEngineCommands(&app, &engine_options, &run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -30,6 +33,11 @@ int Run(int argc, const char* const* argv, std::istream& in, std::ostream& out, 
   if (run == "translate") return RunFilterTranslate(filter_options, in, out, err);
   if (run == "query parse") return RunQueryParse(query_options, out, err);
   if (run == "query compile") return RunQueryCompile(query_options, out, err);
+  if (run == "collection create") return RunCollectionCreate(engine_options, out, err);
+  if (run == "collection list") return RunCollectionList(engine_options, out, err);
+  if (run == "ingest") return RunIngest(engine_options, out, err);
+  if (run == "search") return RunSearch(engine_options, in, out, err);
+  if (run == "delete") return RunDelete(engine_options, in, out, err);
   err << "engram: nothing to do\n";
   return 2;
 }

@@ -1,6 +1,6 @@
 // The `engram` command line: subcommands, their output and exit codes
-// (0 success, 1 the input was rejected, 2 usage error). Uses only the public
-// API in include/engram/.
+// (0 success, 1 the input was rejected, 2 usage error, 3 the store failed,
+// 4 not found). Uses only the public API in include/engram/.
 #ifndef ENGRAM_CLI_CLI_H_
 #define ENGRAM_CLI_CLI_H_
 

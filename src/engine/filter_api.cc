@@ -3,6 +3,7 @@
 #include <sstream>
 #include <utility>
 
+#include "engine/internal.h"
 #include "engram/filter.h"
 #include "filter/compiler.h"
 #include "filter/ir/printer.h"
@@ -11,7 +12,6 @@
 
 namespace engram {
 
-namespace {
 filter::Dialect ToInternal(FilterDialect d) {
   switch (d) {
     case FilterDialect::kRetrieve:
@@ -25,7 +25,6 @@ filter::Dialect ToInternal(FilterDialect d) {
   }
   return filter::Dialect::kRetrieve;
 }
-}  // namespace
 
 std::string_view FilterDialectName(FilterDialect dialect) {
   return filter::DialectName(ToInternal(dialect));

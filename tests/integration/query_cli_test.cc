@@ -9,23 +9,10 @@
 #include <gtest/gtest.h>
 
 #include "cli/cli.h"
+#include "tests/integration/run_cli.h"
 
 namespace engram::cli {
 namespace {
-
-struct Result {
-  int code;
-  std::string out, err;
-};
-
-Result Engram(const std::vector<std::string>& args) {
-  std::vector<const char*> argv = {"engram"};
-  for (const std::string& a : args) argv.push_back(a.c_str());
-  std::istringstream in;
-  std::ostringstream out, err;
-  int code = Run(static_cast<int>(argv.size()), argv.data(), in, out, err);
-  return {code, out.str(), err.str()};
-}
 
 std::string WriteTemp(const std::string& name, const std::string& text) {
   std::string path = ::testing::TempDir() + name;

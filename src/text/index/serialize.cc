@@ -164,6 +164,10 @@ std::optional<TextIndex> TextIndex::Load(std::string_view bytes, std::string* er
     TermPostings p;
     const std::size_t n = r.Count();
     if (!r.ok() || n == 0) return fail("bad postings");
+    // Count bounds n by the bytes left, so these allocations are too.
+    p.docs.reserve(n);
+    p.tfs.reserve(n * nf);
+    p.pos_start.reserve(n + 1);
     for (std::size_t i = 0; i < n; ++i) {
       const std::uint64_t delta = r.Var();
       const std::uint64_t doc = i == 0 ? delta : std::uint64_t{p.docs.back()} + delta;

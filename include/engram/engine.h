@@ -1,0 +1,181 @@
+// engram's engine for front-ends (CLI, server, bindings): a store directory
+// of collections, each with a schema, optional full-text and vector
+// configuration, durable records, in-memory indexes rebuilt or replayed on
+// open, and the filtered search of SEARCH.md. Nothing internal leaks here.
+//
+// Thread-safety: an Engine may be shared between threads. Searches run
+// concurrently; writes to one collection are serialised and exclude its
+// searches while the indexes change.
+#ifndef ENGRAM_ENGINE_H_
+#define ENGRAM_ENGINE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engram/diagnostic.h"
+#include "engram/filter.h"
+#include "engram/status.h"
+
+namespace engram {
+
+struct TextFieldSpec {
+  std::string name;
+  double weight = 1.0;
+};
+
+// What a collection is (SEARCH.md §1): at least one of text and vectors.
+struct CollectionSpec {
+  std::string name;  // 1-64 of [A-Za-z0-9_.-], not starting with '.'
+  SchemaRef schema;
+  std::vector<TextFieldSpec> text;  // the full-text fields, with weights
+  std::size_t vector_dim = 0;       // 0: no vectors
+  std::string metric = "cosine";    // cosine | dot | l2 (with vectors)
+  std::string language = "en";      // en | nl | none: stemming of text fields
+  std::string time_field;           // a datetime field for temporal hints, or empty
+};
+
+struct CollectionInfo {
+  CollectionSpec spec;
+  std::size_t records = 0;
+};
+
+// The outcome of a write that can reject user input: either it was applied
+// (durable on return) or `rejected` says which input was bad and why, and
+// nothing was written.
+struct WriteResult {
+  std::size_t written = 0;  // records put or removed
+  std::optional<Diagnostic> rejected;
+  std::size_t rejected_index = 0;  // Upsert: the 0-based position of the bad record
+};
+
+enum class SearchMode { kText, kVector, kHybrid };
+enum class FilterMode { kAuto, kPre, kPost };
+
+std::optional<SearchMode> SearchModeFromName(std::string_view name);  // text|vector|hybrid
+std::optional<FilterMode> FilterModeFromName(std::string_view name);  // auto|pre|post
+
+struct SearchRequest {
+  std::optional<std::string> query;          // the text query (QUERY_DSL.md, default profile)
+  std::optional<std::vector<float>> vector;  // the query vector
+  std::optional<SearchMode> mode;            // default: hybrid with both, else the one given
+  std::optional<FilterDialect> dialect;
+  std::string filter;  // the filter text in `dialect`; empty: none
+  std::size_t k = 10;
+  std::optional<std::size_t> candidate_k;  // default max(k, 60)
+  FilterMode filter_mode = FilterMode::kAuto;
+  std::optional<double> threshold;        // a distance cut-off in the metric's terms
+  std::optional<double> score_threshold;  // a floor on relevance, in [0, 1]
+  std::string anchor;                     // YYYY-MM-DD for temporal hints; empty: today
+  bool explain = false;
+  bool impact = false;
+};
+
+struct SearchHit {
+  std::string id;
+  double score = 0;      // text: BM25; vector: similarity; hybrid: the RRF sum
+  double relevance = 0;  // in [0, 1] (SEARCH.md §5)
+  std::optional<double> bm25;
+  std::optional<double> distance;
+  std::string record;  // the stored record as a JSON object (without its vector)
+};
+
+struct SearchResponse {
+  std::vector<SearchHit> hits;         // best first
+  std::optional<Diagnostic> rejected;  // bad input (filter, query, request); no hits then
+  std::string filter_impact;           // JSON text (SEARCH.md §3) when asked and filtered
+  std::string explain;                 // JSON text when asked
+};
+
+// A named retrieve configuration (seed 000's Retrieve node).
+struct RetrieveSpec {
+  std::string name;
+  std::string collection;
+  FilterDialect dialect = FilterDialect::kRetrieve;
+  std::string filter;  // empty: none
+  std::size_t top_k = 10;
+  double threshold = 0.5;  // a distance cut-off; 0 disables it
+  SearchMode mode = SearchMode::kHybrid;
+};
+
+class Engine {
+ public:
+  struct Options {
+    std::size_t threads = 2;  // vector index building
+  };
+
+  // Opens the store in `dir` (created when missing) and loads every
+  // collection: index snapshots are loaded when their checksums hold and
+  // then brought up to date from the records; an unreadable snapshot is
+  // rebuilt from the records. IoError/Corruption when the store cannot be read.
+  static StatusOr<std::unique_ptr<Engine>> Open(const std::string& dir, const Options& options);
+  static StatusOr<std::unique_ptr<Engine>> Open(const std::string& dir) {
+    return Open(dir, Options{});
+  }
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // InvalidArgument (a message naming the bad part) for a bad spec;
+  // AlreadyExists for a taken name.
+  Status CreateCollection(const CollectionSpec& spec);
+  Status DropCollection(std::string_view name);  // NotFound if absent
+  std::vector<CollectionInfo> ListCollections() const;
+  StatusOr<CollectionInfo> DescribeCollection(std::string_view name) const;
+
+  // Writes records given as JSON object texts (`id`, the text fields,
+  // `vector` when the collection has vectors, metadata at top level),
+  // replacing records with the same id, in one durable batch: all or none.
+  // A record failing the schema is `rejected` with its position and the
+  // field named. NotFound for an unknown collection; IoError when the store
+  // fails (nothing acknowledged then). `progress` is called with the number
+  // of records indexed so far.
+  StatusOr<WriteResult> Upsert(std::string_view collection,
+                               std::span<const std::string_view> records,
+                               const std::function<void(std::size_t)>& progress = {});
+  // Deletes by id (absent ids are ignored) or by a filter, durably.
+  StatusOr<WriteResult> Delete(std::string_view collection, std::span<const std::string> ids);
+  StatusOr<WriteResult> DeleteWhere(std::string_view collection, FilterDialect dialect,
+                                    std::string_view filter);
+  // The stored record as a JSON object text, or nullopt.
+  StatusOr<std::optional<std::string>> Get(std::string_view collection, std::string_view id) const;
+
+  // Writes the collection's index snapshots, so that the next Open loads
+  // them instead of rebuilding. Records are durable without it.
+  Status Checkpoint(std::string_view collection);
+
+  // NotFound for an unknown collection; bad input comes back as `rejected`.
+  StatusOr<SearchResponse> Search(std::string_view collection, const SearchRequest& request) const;
+
+  // Named retrieve configurations. PutRetrieve validates the filter against
+  // the collection's schema (`rejected` on error, nothing changes).
+  // SetRetrieveFilter replaces the filter atomically (FILTERS.md §1.6): on a
+  // bad filter the Diagnostic (code 3007 for the retrieve dialect) is
+  // returned and the old filter stays; an empty text clears it. Concurrent
+  // Retrieve calls see the old or the new filter, never a mix.
+  StatusOr<std::optional<Diagnostic>> PutRetrieve(const RetrieveSpec& spec);
+  StatusOr<std::optional<Diagnostic>> SetRetrieveFilter(std::string_view name,
+                                                        FilterDialect dialect,
+                                                        std::string_view filter);
+  StatusOr<RetrieveSpec> GetRetrieve(std::string_view name) const;
+  // Runs the configuration with a query (and a vector when the collection
+  // has vectors and no text).
+  StatusOr<SearchResponse> Retrieve(std::string_view name, std::string_view query,
+                                    std::optional<std::vector<float>> vector = std::nullopt) const;
+
+  struct Impl;
+
+ private:
+  explicit Engine(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace engram
+
+#endif  // ENGRAM_ENGINE_H_

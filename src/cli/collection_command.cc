@@ -1,0 +1,184 @@
+// `engram collection create|list` and `engram delete`, and the registration
+// of every engine command.
+#include <charconv>
+#include <ostream>
+#include <string>
+
+#include "cli/engine_commands.h"
+#include "cli/output.h"
+#include "engram/engine.h"
+
+namespace engram::cli {
+namespace {
+
+// "title:2,body" -> [{title, 2}, {body, 1}].
+bool ParseTextFields(const std::string& spec, std::vector<TextFieldSpec>* fields,
+                     std::ostream& err) {
+  std::size_t start = 0;
+  while (start <= spec.size() && !spec.empty()) {
+    std::size_t end = spec.find(',', start);
+    if (end == std::string::npos) end = spec.size();
+    std::string item = spec.substr(start, end - start);
+    TextFieldSpec f;
+    const std::size_t colon = item.rfind(':');
+    f.name = item.substr(0, colon);
+    if (colon != std::string::npos) {
+      try {
+        std::size_t used = 0;
+        f.weight = std::stod(item.substr(colon + 1), &used);
+        if (used != item.size() - colon - 1) throw std::invalid_argument("trailing");
+      } catch (const std::exception&) {
+        err << "engram: --text: '" << item << "': the weight after ':' must be a number\n";
+        return false;
+      }
+    }
+    fields->push_back(f);
+    start = end + 1;
+  }
+  return true;
+}
+
+// "384:cosine" -> dim, metric.
+bool ParseVectors(const std::string& spec, CollectionSpec* c, std::ostream& err) {
+  const std::size_t colon = spec.find(':');
+  const std::string dim = spec.substr(0, colon);
+  auto [end, ec] = std::from_chars(dim.data(), dim.data() + dim.size(), c->vector_dim);
+  if (ec != std::errc() || end != dim.data() + dim.size() || c->vector_dim == 0) {
+    err << "engram: --vectors: '" << spec << "': expected DIM:METRIC, e.g. 384:cosine\n";
+    return false;
+  }
+  if (colon != std::string::npos) c->metric = spec.substr(colon + 1);
+  return true;
+}
+
+}  // namespace
+
+int ReportStatus(const Status& status, std::ostream& err) {
+  err << "engram: " << status.message() << '\n';
+  if (status.code() == StatusCode::kNotFound) return 4;
+  if (status.code() == StatusCode::kInvalidArgument ||
+      status.code() == StatusCode::kAlreadyExists) {
+    return 1;
+  }
+  return 3;
+}
+
+void AddEngineCommands(CLI::App* app, EngineOptions* o, std::string* run) {
+  auto db = [o](CLI::App* cmd) {
+    cmd->add_option("--db", o->db, "the store directory (created if missing)")->required();
+  };
+  auto collection = [o](CLI::App* cmd) {
+    cmd->add_option("--collection", o->collection, "the collection")->required();
+  };
+
+  CLI::App* coll = app->add_subcommand("collection", "Create and list collections");
+  coll->require_subcommand(1);
+  CLI::App* create = coll->add_subcommand("create", "Create a collection");
+  db(create);
+  create->add_option("--name", o->collection, "the collection's name")->required();
+  create->add_option("--schema", o->schema, "a schema JSON file, or preset:memory / preset:notes")
+      ->required();
+  create->add_option("--text", o->text, "full-text fields: FIELD[:WEIGHT],...");
+  create->add_option("--vectors", o->vectors, "DIM:METRIC (cosine, dot, l2)");
+  create->add_option("--language", o->language, "stemming of text fields: en, nl or none")
+      ->check(CLI::IsMember({"en", "nl", "none"}));
+  create->add_option("--time-field", o->time_field, "a datetime field for temporal hints");
+  create->callback([run] { *run = "collection create"; });
+  CLI::App* list = coll->add_subcommand("list", "List the collections with their sizes");
+  db(list);
+  list->add_flag("--json", o->json, "one JSON document");
+  list->callback([run] { *run = "collection list"; });
+
+  CLI::App* ingest = app->add_subcommand("ingest", "Write the records of a JSONL file");
+  db(ingest);
+  collection(ingest);
+  ingest->add_option("FILE", o->file, "JSONL: one record per line")->required();
+  ingest->add_option("--batch", o->batch, "records per durable batch")
+      ->check(CLI::Range(1, 100000));
+  ingest->add_flag("--json", o->json, "print the summary as JSON");
+  ingest->callback([run] { *run = "ingest"; });
+
+  CLI::App* search = app->add_subcommand("search", "Search a collection");
+  db(search);
+  collection(search);
+  search->add_option("--query", o->query, "a text query (the query DSL)")
+      ->each([o](const std::string&) { o->has_query = true; });
+  search->add_option("--vector", o->vector, "a query vector as a JSON array of numbers");
+  search->add_option("--mode", o->mode, "text | vector | hybrid")
+      ->check(CLI::IsMember({"text", "vector", "hybrid"}));
+  search->add_option("--filter", o->filter, "a filter (JSON text, in --dialect)");
+  search->add_option("--dialect", o->dialect,
+                     "the filter's dialect: retrieve | expr_v1 | vector_filter | search_memory");
+  search->add_option("--k", o->k, "results to return")->check(CLI::Range(1, 10000));
+  search->add_option("--candidate-k", o->candidate_k, "candidates per retriever")
+      ->check(CLI::Range(1, 10000));
+  search->add_option("--filter-mode", o->filter_mode, "auto | pre | post")
+      ->check(CLI::IsMember({"auto", "pre", "post"}));
+  search->add_option("--threshold", o->threshold, "a distance cut-off (cosine, l2)")
+      ->check(CLI::NonNegativeNumber);
+  search->add_option("--score-threshold", o->score_threshold, "a relevance floor in [0, 1]")
+      ->check(CLI::Range(0.0, 1.0));
+  search->add_option("--anchor", o->anchor, "the date of temporal hints, YYYY-MM-DD");
+  search->add_flag("--explain", o->explain, "show the plan, counts and timings");
+  search->add_flag("--impact", o->impact, "show the filter's impact");
+  search->add_flag("--json", o->json, "one JSON document");
+  search->callback([run] { *run = "search"; });
+
+  CLI::App* del = app->add_subcommand("delete", "Delete records by id or by filter");
+  db(del);
+  collection(del);
+  auto* by_id = del->add_option("--id", o->ids, "a record id (repeatable)");
+  auto* by_filter = del->add_option("--filter", o->filter, "a filter (JSON text, in --dialect)");
+  by_id->excludes(by_filter);
+  del->add_option("--dialect", o->dialect, "the filter's dialect");
+  del->add_flag("--json", o->json, "print the result as JSON");
+  del->callback([run] { *run = "delete"; });
+}
+
+int RunCollectionCreate(const EngineOptions& o, std::ostream& out, std::ostream& err) {
+  StatusOr<SchemaRef> schema = SchemaRef::Load(o.schema);
+  if (!schema.ok()) {
+    err << "engram: --schema: " << schema.status().message() << '\n';
+    return 2;
+  }
+  CollectionSpec spec{o.collection, *schema, {}, 0, "cosine", o.language, o.time_field};
+  if (!ParseTextFields(o.text, &spec.text, err)) return 2;
+  if (!o.vectors.empty() && !ParseVectors(o.vectors, &spec, err)) return 2;
+  StatusOr<std::unique_ptr<Engine>> engine = Engine::Open(o.db);
+  if (!engine.ok()) return ReportStatus(engine.status(), err);
+  if (Status s = (*engine)->CreateCollection(spec); !s.ok()) return ReportStatus(s, err);
+  out << "created collection '" << spec.name << "' in " << o.db << '\n';
+  return 0;
+}
+
+int RunCollectionList(const EngineOptions& o, std::ostream& out, std::ostream& err) {
+  StatusOr<std::unique_ptr<Engine>> engine = Engine::Open(o.db);
+  if (!engine.ok()) return ReportStatus(engine.status(), err);
+  Json list = Json::array();
+  for (const CollectionInfo& info : (*engine)->ListCollections()) {
+    Json text = Json::array();
+    for (const TextFieldSpec& f : info.spec.text)
+      text.push_back({{"name", f.name}, {"weight", f.weight}});
+    Json c = {{"name", info.spec.name}, {"records", info.records}, {"text", text}};
+    if (info.spec.vector_dim > 0) {
+      c["vectors"] = {{"dim", info.spec.vector_dim}, {"metric", info.spec.metric}};
+    }
+    if (o.json) {
+      list.push_back(c);
+    } else {
+      out << info.spec.name << "  " << info.records << " records";
+      if (!info.spec.text.empty()) out << ", text " << text.dump();
+      if (info.spec.vector_dim > 0)
+        out << ", vectors " << info.spec.vector_dim << ':' << info.spec.metric;
+      out << '\n';
+    }
+  }
+  if (o.json) {
+    out << Dump(Json{{"collections", list}}) << '\n';
+  } else if (list.empty() && (*engine)->ListCollections().empty()) {
+    out << "no collections in " << o.db << '\n';
+  }
+  return 0;
+}
+
+}  // namespace engram::cli

@@ -1,0 +1,67 @@
+// The commands that work on a store directory through the public engine API:
+// `collection create|list`, `ingest`, `search` and `delete` (README "Using
+// the engine"). Exit codes: 0 success, 1 input rejected (a located error),
+// 2 usage, 3 the store failed (I/O, corruption), 4 not found.
+#ifndef ENGRAM_CLI_ENGINE_COMMANDS_H_
+#define ENGRAM_CLI_ENGINE_COMMANDS_H_
+
+#include <cstddef>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "engram/status.h"
+
+namespace engram::cli {
+
+struct EngineOptions {
+  std::string db;
+  std::string collection;
+  // collection create
+  std::string schema;
+  std::string text;     // FIELD[:WEIGHT],...
+  std::string vectors;  // DIM:METRIC
+  std::string language = "en";
+  std::string time_field;
+  // ingest
+  std::string file;
+  std::size_t batch = 10000;
+  // search
+  std::string query;
+  bool has_query = false;
+  std::string vector;
+  std::string mode;
+  std::string filter;
+  std::string dialect;
+  std::size_t k = 10;
+  std::size_t candidate_k = 0;
+  std::string filter_mode = "auto";
+  std::optional<double> threshold;
+  std::optional<double> score_threshold;
+  std::string anchor;
+  bool explain = false;
+  bool impact = false;
+  bool json = false;
+  // delete
+  std::vector<std::string> ids;
+};
+
+// Registers the commands; `*run` is set to the one to execute ("collection
+// create", "collection list", "ingest", "search", "delete").
+void AddEngineCommands(CLI::App* app, EngineOptions* options, std::string* run);
+
+int RunCollectionCreate(const EngineOptions& o, std::ostream& out, std::ostream& err);
+int RunCollectionList(const EngineOptions& o, std::ostream& out, std::ostream& err);
+int RunIngest(const EngineOptions& o, std::ostream& out, std::ostream& err);
+int RunSearch(const EngineOptions& o, std::istream& in, std::ostream& out, std::ostream& err);
+int RunDelete(const EngineOptions& o, std::istream& in, std::ostream& out, std::ostream& err);
+
+// The exit code for a failed Status (3 or 4), after printing it.
+int ReportStatus(const Status& status, std::ostream& err);
+
+}  // namespace engram::cli
+
+#endif  // ENGRAM_CLI_ENGINE_COMMANDS_H_

@@ -1,0 +1,234 @@
+#include "engine/collection.h"
+
+#include <cmath>
+#include <cstring>
+#include <utility>
+
+#include "schema/record.h"
+#include "vector/metric.h"
+
+namespace engram::engine {
+namespace {
+
+Diagnostic RecordDiagnostic(std::string path, std::string message) {
+  return Diagnostic{400, "record.invalid", path, std::move(message)};
+}
+
+text::Stemmer StemmerOf(const std::string& language) {
+  if (language == "en") return text::Stemmer::kEnglish;
+  if (language == "nl") return text::Stemmer::kDutch;
+  return text::Stemmer::kNone;
+}
+
+}  // namespace
+
+Collection::Collection(CollectionSpec spec)
+    : spec_(std::move(spec)), metadata_(spec_.schema.get()) {
+  if (!spec_.text.empty()) text_.emplace(TextOptions());
+  if (spec_.vector_dim > 0) vectors_.emplace(VectorOptions());
+  if (!spec_.time_field.empty()) {
+    if (const Field* f = schema().Find(spec_.time_field)) time_slot_ = f->slot;
+  }
+}
+
+text::TextIndexOptions Collection::TextOptions() const {
+  text::TextIndexOptions o;
+  for (const TextFieldSpec& f : spec_.text) o.fields.push_back(text::TextField{f.name, f.weight});
+  o.stemmer = StemmerOf(spec_.language);
+  return o;
+}
+
+vector::VectorIndexOptions Collection::VectorOptions() const {
+  vector::VectorIndexOptions o;
+  o.dim = spec_.vector_dim;
+  o.metric = *vector::TryParseMetric(spec_.metric);
+  return o;
+}
+
+bool Collection::Matches(const text::TextIndex& index) const {
+  const text::TextIndexOptions want = TextOptions();
+  const text::TextIndexOptions& have = index.options();
+  if (have.stemmer != want.stemmer || have.fields.size() != want.fields.size()) return false;
+  for (std::size_t i = 0; i < want.fields.size(); ++i) {
+    if (have.fields[i].name != want.fields[i].name ||
+        have.fields[i].weight != want.fields[i].weight) {
+      return false;
+    }
+  }
+  return have.k1 == want.k1 && have.b == want.b;
+}
+
+bool Collection::Matches(const vector::VectorIndex& index) const {
+  return index.store().dim() == spec_.vector_dim &&
+         vector::MetricName(index.store().metric()) == spec_.metric;
+}
+
+Checked<PreparedRecord> Collection::Prepare(std::string_view json_text) const {
+  if (json_text.size() > kMaxRecordBytes) {
+    return RecordDiagnostic("",
+                            "record is larger than " + std::to_string(kMaxRecordBytes) + " bytes");
+  }
+  json::ReadOptions options;
+  options.max_bytes = kMaxRecordBytes;
+  json::ReadResult read = json::Read(json_text, options);
+  if (!read.ok()) {
+    return RecordDiagnostic(read.error->path.Dotted(""), "not valid JSON: " + read.error->detail);
+  }
+  if (!read.value.is_object()) {
+    return RecordDiagnostic(
+        "", "a record must be a JSON object, got " + std::string(json::TypeName(read.value)));
+  }
+  json::Value& object = read.value;
+  PreparedRecord out;
+  // The vector is stored apart from the body, as float32.
+  auto vec = object.find("vector");
+  if (spec_.vector_dim > 0) {
+    if (vec == object.end() || vec->is_null()) {
+      return RecordDiagnostic("vector", "field 'vector': required, the collection has " +
+                                            std::to_string(spec_.vector_dim) +
+                                            "-dimensional vectors");
+    }
+    if (!vec->is_array() || vec->size() != spec_.vector_dim) {
+      return RecordDiagnostic("vector", "field 'vector': expected an array of " +
+                                            std::to_string(spec_.vector_dim) + " numbers");
+    }
+    out.vector.reserve(spec_.vector_dim);
+    for (std::size_t i = 0; i < vec->size(); ++i) {
+      const json::Value& x = (*vec)[i];
+      if (!x.is_number()) {
+        return RecordDiagnostic("vector[" + std::to_string(i) + "]",
+                                "vector[" + std::to_string(i) + "]: expected a number, got " +
+                                    std::string(json::TypeName(x)));
+      }
+      out.vector.push_back(x.get<float>());
+    }
+    if (Status s = vectors_->store().Validate(out.vector); !s.ok()) {
+      return RecordDiagnostic("vector", s.message());
+    }
+    object.erase(vec);
+  } else if (vec != object.end()) {
+    return RecordDiagnostic("vector", "field 'vector': the collection has no vectors");
+  }
+  // Text fields: strings (or absent/null).
+  out.texts.resize(spec_.text.size());
+  for (std::size_t i = 0; i < spec_.text.size(); ++i) {
+    auto it = object.find(spec_.text[i].name);
+    if (it == object.end() || it->is_null()) continue;
+    if (!it->is_string()) {
+      return RecordDiagnostic(spec_.text[i].name, "field '" + spec_.text[i].name +
+                                                      "': expected string, got " +
+                                                      std::string(json::TypeName(*it)));
+    }
+    out.texts[i] = it->get<std::string>();
+  }
+  Checked<Record> record = ParseRecord(object, schema());
+  if (!record.ok()) return record.diagnostic();
+  if (record.value().id.size() > kMaxIdBytes) {
+    return RecordDiagnostic("id", "id is longer than " + std::to_string(kMaxIdBytes) + " bytes");
+  }
+  out.id = std::move(record.value().id);
+  out.slots = std::move(record.value().slots);
+  out.body = json::Dump(object);
+  return out;
+}
+
+StatusOr<PreparedRecord> Collection::Reload(std::string_view body,
+                                            std::string_view vector_bytes) const {
+  std::string text(body);
+  if (spec_.vector_dim > 0 && !vector_bytes.empty()) {
+    if (vector_bytes.size() != spec_.vector_dim * sizeof(float)) {
+      return Status::Corruption("stored vector has " + std::to_string(vector_bytes.size()) +
+                                " bytes, expected " +
+                                std::to_string(spec_.vector_dim * sizeof(float)));
+    }
+  }
+  // The body was checked by Prepare when it was written; it is checked
+  // against the schema again (a store is not trusted blindly), the vector
+  // only for its size: Validate ran on it before it was stored.
+  json::ReadOptions options;
+  options.max_bytes = kMaxRecordBytes;
+  json::ReadResult read = json::Read(text, options);
+  if (!read.ok() || !read.value.is_object()) {
+    return Status::Corruption("stored record is not a JSON object");
+  }
+  Checked<Record> record = ParseRecord(read.value, schema());
+  if (!record.ok()) {
+    return Status::Corruption("stored record fails the schema: " + record.diagnostic().message);
+  }
+  PreparedRecord out;
+  out.id = std::move(record.value().id);
+  out.slots = std::move(record.value().slots);
+  out.texts.resize(spec_.text.size());
+  for (std::size_t i = 0; i < spec_.text.size(); ++i) {
+    auto it = read.value.find(spec_.text[i].name);
+    if (it != read.value.end() && it->is_string()) out.texts[i] = it->get<std::string>();
+  }
+  if (!vector_bytes.empty()) {
+    out.vector.resize(spec_.vector_dim);
+    std::memcpy(out.vector.data(), vector_bytes.data(), vector_bytes.size());
+  }
+  out.body = std::move(text);
+  return out;
+}
+
+std::optional<std::uint32_t> Collection::Find(std::string_view id) const {
+  auto it = docs_.find(std::string(id));
+  if (it == docs_.end()) return std::nullopt;
+  return it->second;
+}
+
+Status Collection::Put(const std::vector<std::uint32_t>& docs, std::vector<PreparedRecord> records,
+                       std::size_t threads, const std::function<void(std::size_t)>& progress) {
+  std::vector<std::uint32_t> vector_ids;
+  std::vector<float> vector_rows;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    PreparedRecord& r = records[i];
+    const std::uint32_t doc = docs[i];
+    if (doc >= ids_.size()) {
+      ids_.resize(doc + 1);
+      bodies_.resize(doc + 1);
+    }
+    next_doc_ = std::max(next_doc_, doc + 1);
+    docs_[r.id] = doc;
+    ids_[doc] = std::move(r.id);
+    bodies_[doc] = std::move(r.body);
+    metadata_.Put(doc, std::move(r.slots));
+    if (text_ && r.index_text) {
+      std::vector<std::string_view> texts(r.texts.begin(), r.texts.end());
+      text_->Put(doc, texts);
+    }
+    if (vectors_ && r.index_vector) {
+      vector_ids.push_back(doc);
+      vector_rows.insert(vector_rows.end(), r.vector.begin(), r.vector.end());
+    }
+    if (progress && !vectors_ && (i + 1) % 1024 == 0) progress(i + 1);
+  }
+  if (!vector_ids.empty()) {
+    return vectors_->PutBatch(vector_ids, vector_rows, threads, progress);
+  }
+  if (progress) progress(records.size());
+  return Status::Ok();
+}
+
+void Collection::Remove(std::uint32_t doc) {
+  if (doc >= ids_.size() || ids_[doc].empty()) return;
+  docs_.erase(ids_[doc]);
+  ids_[doc].clear();
+  bodies_[doc].clear();
+  bodies_[doc].shrink_to_fit();
+  metadata_.Remove(doc);
+  if (text_) text_->Remove(doc);
+  if (vectors_) vectors_->Remove(doc);
+}
+
+search::CollectionView Collection::View() const {
+  search::CollectionView v;
+  v.metadata = &metadata_;
+  v.text = text_ ? &*text_ : nullptr;
+  v.vectors = vectors_ ? &*vectors_ : nullptr;
+  if (vectors_) v.metric = vectors_->store().metric();
+  v.time_slot = time_slot_;
+  return v;
+}
+
+}  // namespace engram::engine

@@ -1,0 +1,123 @@
+// A collection's configuration: validation (SEARCH.md §1) and the JSON
+// document the store keeps for it.
+#include <cmath>
+#include <string>
+
+#include "engine/collection.h"
+#include "vector/metric.h"
+#include "vector/vector_store.h"
+
+namespace engram::engine {
+namespace {
+
+bool ValidName(const std::string& name) {
+  if (name.empty() || name.size() > 64 || name[0] == '.') return false;
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_' || c == '-' || c == '.';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Status ValidateSpec(const CollectionSpec& spec) {
+  if (!ValidName(spec.name)) {
+    return Status::InvalidArgument("name: '" + spec.name +
+                                   "' is not a collection name (1-64 of A-Z a-z 0-9 _ . -, "
+                                   "not starting with '.')");
+  }
+  if (spec.text.empty() && spec.vector_dim == 0) {
+    return Status::InvalidArgument(
+        "a collection needs text fields, vectors, or both (--text, --vectors)");
+  }
+  const Schema& schema = *spec.schema.get();
+  for (std::size_t i = 0; i < spec.text.size(); ++i) {
+    const TextFieldSpec& f = spec.text[i];
+    const std::string where = "text[" + std::to_string(i) + "]";
+    if (f.name.empty() || f.name == "id" || f.name == "vector") {
+      return Status::InvalidArgument(where + ": '" + f.name + "' cannot be a text field");
+    }
+    if (!std::isfinite(f.weight) || f.weight <= 0 || f.weight > 1000) {
+      return Status::InvalidArgument(where + ": weight of '" + f.name +
+                                     "' must be a number in (0, 1000]");
+    }
+    for (std::size_t j = 0; j < i; ++j) {
+      if (spec.text[j].name == f.name) {
+        return Status::InvalidArgument(where + ": '" + f.name + "' is named twice");
+      }
+    }
+    if (const Field* declared = schema.Find(f.name);
+        declared && declared->type != FieldType::kString) {
+      return Status::InvalidArgument(where + ": '" + f.name + "' is declared " +
+                                     std::string(FieldTypeName(declared->type)) +
+                                     " in the schema; a text field must be a string");
+    }
+  }
+  if (spec.text.size() > 16) return Status::InvalidArgument("text: at most 16 text fields");
+  if (spec.vector_dim > vector::VectorStore::kMaxDim) {
+    return Status::InvalidArgument("vectors: dimension " + std::to_string(spec.vector_dim) +
+                                   " is larger than " +
+                                   std::to_string(vector::VectorStore::kMaxDim));
+  }
+  if (spec.vector_dim > 0 && !vector::TryParseMetric(spec.metric)) {
+    return Status::InvalidArgument("vectors: unknown metric '" + spec.metric +
+                                   "' (expected cosine, dot or l2)");
+  }
+  if (spec.language != "en" && spec.language != "nl" && spec.language != "none") {
+    return Status::InvalidArgument("language: '" + spec.language + "' is not one of en, nl, none");
+  }
+  if (!spec.time_field.empty()) {
+    const Field* f = schema.Find(spec.time_field);
+    if (!f || f->type != FieldType::kDatetime) {
+      return Status::InvalidArgument("time_field: '" + spec.time_field +
+                                     "' is not a datetime field of the schema");
+    }
+  }
+  return Status::Ok();
+}
+
+json::Value SpecToJson(const CollectionSpec& spec) {
+  json::Value text = json::Value::array();
+  for (const TextFieldSpec& f : spec.text) text.push_back({{"name", f.name}, {"weight", f.weight}});
+  json::Value doc = {{"version", 1},
+                     {"name", spec.name},
+                     {"schema", spec.schema.get()->ToJson()},
+                     {"text", std::move(text)},
+                     {"vector_dim", spec.vector_dim},
+                     {"metric", spec.metric},
+                     {"language", spec.language},
+                     {"time_field", spec.time_field}};
+  return doc;
+}
+
+StatusOr<CollectionSpec> SpecFromJson(std::string_view config) {
+  json::ReadOptions options;
+  options.max_bytes = 0;
+  json::ReadResult read = json::Read(config, options);
+  auto corrupt = [](const std::string& what) {
+    return Status::Corruption("collection configuration: " + what);
+  };
+  if (!read.ok() || !read.value.is_object()) return corrupt("not a JSON object");
+  const json::Value& doc = read.value;
+  try {
+    if (doc.at("version").get<int>() != 1) return corrupt("unknown version");
+    Checked<SchemaRef> schema = SchemaRef::Parse(json::Dump(doc.at("schema")));
+    if (!schema.ok()) return corrupt(schema.diagnostic().message);
+    CollectionSpec spec{doc.at("name").get<std::string>(), schema.value(), {}, 0, "", "", ""};
+    for (const json::Value& f : doc.at("text")) {
+      spec.text.push_back({f.at("name").get<std::string>(), f.at("weight").get<double>()});
+    }
+    spec.vector_dim = doc.at("vector_dim").get<std::size_t>();
+    spec.metric = doc.at("metric").get<std::string>();
+    spec.language = doc.at("language").get<std::string>();
+    spec.time_field = doc.at("time_field").get<std::string>();
+    if (Status s = ValidateSpec(spec); !s.ok()) return corrupt(s.message());
+    return spec;
+  } catch (const json::Value::exception& e) {
+    return corrupt(e.what());
+  }
+}
+
+}  // namespace engram::engine

@@ -1,0 +1,317 @@
+// Implements include/engram/engine.h: collections, durable writes (the store
+// first, then the in-memory indexes), deletes, checkpoints and search.
+#include <cstring>
+#include <unordered_map>
+#include <utility>
+
+#include "engine/engine_impl.h"
+#include "engine/internal.h"
+#include "text/query/query.h"
+
+namespace engram {
+
+using engine::Collection;
+using engine::PreparedRecord;
+
+std::optional<SearchMode> SearchModeFromName(std::string_view name) {
+  if (name == "text") return SearchMode::kText;
+  if (name == "vector") return SearchMode::kVector;
+  if (name == "hybrid") return SearchMode::kHybrid;
+  return std::nullopt;
+}
+
+std::optional<FilterMode> FilterModeFromName(std::string_view name) {
+  if (name == "auto") return FilterMode::kAuto;
+  if (name == "pre") return FilterMode::kPre;
+  if (name == "post") return FilterMode::kPost;
+  return std::nullopt;
+}
+
+Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Engine::~Engine() {
+  // Records are durable already; a snapshot only makes the next open faster.
+  for (const CollectionInfo& info : ListCollections()) (void)Checkpoint(info.spec.name);
+}
+
+StatusOr<std::shared_ptr<Collection>> Engine::Impl::Find(std::string_view name) const {
+  std::lock_guard<std::mutex> lock(collections_mutex);
+  auto it = collections.find(name);
+  if (it == collections.end()) {
+    return Status::NotFound("no collection named '" + std::string(name) + "'");
+  }
+  return it->second;
+}
+
+StatusOr<std::unique_ptr<Engine>> Engine::Open(const std::string& dir, const Options& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  if (impl->options.threads == 0) impl->options.threads = 1;
+  ASSIGN_OR_RETURN(impl->store, storage::OpenSqliteStore(dir));
+  ASSIGN_OR_RETURN(std::vector<storage::CollectionRow> rows, impl->store->ListCollections());
+  for (const storage::CollectionRow& row : rows) {
+    StatusOr<std::shared_ptr<Collection>> loaded = impl->Load(row);
+    if (!loaded.ok()) {
+      return Status(loaded.status().code(),
+                    "collection '" + row.name + "': " + loaded.status().message());
+    }
+    impl->collections.emplace(row.name, std::move(loaded).value());
+  }
+  return std::unique_ptr<Engine>(new Engine(std::move(impl)));
+}
+
+Status Engine::CreateCollection(const CollectionSpec& spec) {
+  RETURN_IF_ERROR(engine::ValidateSpec(spec));
+  std::lock_guard<std::mutex> lock(impl_->collections_mutex);
+  if (impl_->collections.count(spec.name) > 0) {
+    return Status::AlreadyExists("a collection named '" + spec.name + "' exists");
+  }
+  RETURN_IF_ERROR(
+      impl_->store->CreateCollection({spec.name, json::Dump(engine::SpecToJson(spec))}));
+  impl_->collections.emplace(spec.name, std::make_shared<Collection>(spec));
+  return Status::Ok();
+}
+
+Status Engine::DropCollection(std::string_view name) {
+  std::lock_guard<std::mutex> lock(impl_->collections_mutex);
+  auto it = impl_->collections.find(name);
+  if (it == impl_->collections.end()) {
+    return Status::NotFound("no collection named '" + std::string(name) + "'");
+  }
+  std::lock_guard<std::mutex> writer(it->second->write_mutex());
+  RETURN_IF_ERROR(impl_->store->DropCollection(name));
+  impl_->collections.erase(it);
+  return Status::Ok();
+}
+
+std::vector<CollectionInfo> Engine::ListCollections() const {
+  std::vector<std::shared_ptr<Collection>> all;
+  {
+    std::lock_guard<std::mutex> lock(impl_->collections_mutex);
+    for (const auto& [name, c] : impl_->collections) all.push_back(c);
+  }
+  std::vector<CollectionInfo> out;
+  for (const auto& c : all) {
+    std::shared_lock<std::shared_mutex> lock(c->mutex());
+    out.push_back(CollectionInfo{c->spec(), c->size()});
+  }
+  return out;
+}
+
+StatusOr<CollectionInfo> Engine::DescribeCollection(std::string_view name) const {
+  ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(name));
+  std::shared_lock<std::shared_mutex> lock(c->mutex());
+  return CollectionInfo{c->spec(), c->size()};
+}
+
+StatusOr<WriteResult> Engine::Upsert(std::string_view collection,
+                                     std::span<const std::string_view> records,
+                                     const std::function<void(std::size_t)>& progress) {
+  ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
+  // Check every record before anything is written: a rejected batch writes nothing.
+  std::vector<PreparedRecord> prepared;
+  prepared.reserve(records.size());
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    Checked<PreparedRecord> r = c->Prepare(records[i]);
+    if (!r.ok()) {
+      WriteResult rejected;
+      rejected.rejected = r.diagnostic();
+      rejected.rejected_index = i;
+      return rejected;
+    }
+    prepared.push_back(std::move(r).value());
+  }
+  // The same id twice in a batch: the later record wins, as it would in two batches.
+  std::unordered_map<std::string_view, std::size_t> last;
+  for (std::size_t i = 0; i < prepared.size(); ++i) last[prepared[i].id] = i;
+  std::vector<PreparedRecord> unique;
+  unique.reserve(last.size());
+  for (std::size_t i = 0; i < prepared.size(); ++i) {
+    if (last[prepared[i].id] == i) unique.push_back(std::move(prepared[i]));
+  }
+
+  std::lock_guard<std::mutex> writer(c->write_mutex());
+  storage::WriteBatch batch;
+  std::vector<std::uint32_t> docs;
+  batch.puts.reserve(unique.size());
+  docs.reserve(unique.size());
+  for (const PreparedRecord& r : unique) {
+    const std::optional<std::uint32_t> existing = c->Find(r.id);
+    const std::uint32_t doc = existing ? *existing : c->NextDoc();
+    docs.push_back(doc);
+    std::string vector_bytes(r.vector.size() * sizeof(float), '\0');
+    if (!r.vector.empty()) std::memcpy(vector_bytes.data(), r.vector.data(), vector_bytes.size());
+    batch.puts.push_back({r.id, doc, r.body, std::move(vector_bytes)});
+  }
+  RETURN_IF_ERROR(impl_->store->Apply(collection, batch).status());
+  std::unique_lock<std::shared_mutex> lock(c->mutex());
+  Status indexed = c->Put(docs, std::move(unique), impl_->options.threads, progress);
+  if (!indexed.ok()) {
+    return Status::Internal("records are stored but indexing failed: " + indexed.message());
+  }
+  c->dirty += docs.size();
+  WriteResult result;
+  result.written = docs.size();
+  return result;
+}
+
+StatusOr<WriteResult> Engine::Impl::RemoveDocs(Collection& c,
+                                               const std::vector<std::uint32_t>& docs) {
+  storage::WriteBatch batch;
+  for (const std::uint32_t doc : docs) batch.removes.push_back(c.id_of(doc));
+  if (!batch.removes.empty()) RETURN_IF_ERROR(store->Apply(c.spec().name, batch).status());
+  std::unique_lock<std::shared_mutex> lock(c.mutex());
+  for (const std::uint32_t doc : docs) c.Remove(doc);
+  c.dirty += docs.size();
+  WriteResult result;
+  result.written = docs.size();
+  return result;
+}
+
+StatusOr<WriteResult> Engine::Delete(std::string_view collection,
+                                     std::span<const std::string> ids) {
+  ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
+  std::lock_guard<std::mutex> writer(c->write_mutex());
+  std::vector<std::uint32_t> docs;
+  for (const std::string& id : ids) {
+    if (std::optional<std::uint32_t> doc = c->Find(id)) docs.push_back(*doc);
+  }
+  std::sort(docs.begin(), docs.end());
+  docs.erase(std::unique(docs.begin(), docs.end()), docs.end());
+  return impl_->RemoveDocs(*c, docs);
+}
+
+StatusOr<WriteResult> Engine::DeleteWhere(std::string_view collection, FilterDialect dialect,
+                                          std::string_view filter_text) {
+  ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
+  Checked<filter::CompiledFilter> compiled =
+      filter::Compile(ToInternal(dialect), filter_text, c->spec().schema.get());
+  if (!compiled.ok()) {
+    WriteResult rejected;
+    rejected.rejected = compiled.diagnostic();
+    return rejected;
+  }
+  std::lock_guard<std::mutex> writer(c->write_mutex());
+  std::vector<std::uint32_t> docs;
+  {
+    std::shared_lock<std::shared_mutex> lock(c->mutex());
+    const roaring::Roaring matched = c->metadata().Evaluate(compiled.value().optimized.root);
+    for (const std::uint32_t doc : matched) docs.push_back(doc);
+  }
+  return impl_->RemoveDocs(*c, docs);
+}
+
+StatusOr<std::optional<std::string>> Engine::Get(std::string_view collection,
+                                                 std::string_view id) const {
+  ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
+  std::shared_lock<std::shared_mutex> lock(c->mutex());
+  std::optional<std::uint32_t> doc = c->Find(id);
+  if (!doc) return std::optional<std::string>();
+  return std::optional<std::string>(c->body_of(*doc));
+}
+
+Status Engine::Checkpoint(std::string_view collection) {
+  ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
+  std::lock_guard<std::mutex> writer(c->write_mutex());
+  if (c->dirty == 0) return Status::Ok();
+  // Every record of this collection with a sequence up to `seq` is in the
+  // indexes: its writer finished before we took the writer mutex.
+  ASSIGN_OR_RETURN(std::uint64_t seq, impl_->store->LastSequence());
+  std::shared_lock<std::shared_mutex> lock(c->mutex());
+  if (c->text_index()) {
+    RETURN_IF_ERROR(
+        impl_->store->PutSnapshot(collection, "text", {seq, c->text_index()->Serialize()}));
+  }
+  if (c->vector_index()) {
+    RETURN_IF_ERROR(
+        impl_->store->PutSnapshot(collection, "vector", {seq, c->vector_index()->Serialize()}));
+  }
+  c->dirty = 0;
+  return Status::Ok();
+}
+
+StatusOr<SearchResponse> Engine::Impl::Run(const Collection& c,
+                                           const search::Request& request) const {
+  std::shared_lock<std::shared_mutex> lock(c.mutex());
+  StatusOr<search::Result> result = search::Search(c.View(), request);
+  SearchResponse response;
+  if (!result.ok()) {
+    if (result.status().code() != StatusCode::kInvalidArgument) return result.status();
+    response.rejected = Diagnostic{400, "request.invalid", "", result.status().message()};
+    return response;
+  }
+  for (const search::Hit& h : result.value().hits) {
+    SearchHit hit;
+    hit.id = c.id_of(h.doc);
+    hit.score = h.score;
+    hit.relevance = h.relevance;
+    hit.bm25 = h.bm25;
+    hit.distance = h.distance;
+    hit.record = c.body_of(h.doc);
+    response.hits.push_back(std::move(hit));
+  }
+  if (!result.value().filter_impact.is_null()) {
+    response.filter_impact = json::Dump(result.value().filter_impact);
+  }
+  if (!result.value().explain.is_null()) response.explain = json::Dump(result.value().explain);
+  return response;
+}
+
+StatusOr<SearchResponse> Engine::Search(std::string_view collection,
+                                        const SearchRequest& request) const {
+  ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
+  SearchResponse rejected;
+  search::Request r;
+  std::optional<Checked<filter::CompiledFilter>> compiled;
+  if (!request.filter.empty()) {
+    const FilterDialect dialect = request.dialect.value_or(FilterDialect::kVectorFilter);
+    compiled.emplace(filter::Compile(ToInternal(dialect), request.filter, c->spec().schema.get()));
+    if (!compiled->ok()) {
+      rejected.rejected = compiled->diagnostic();
+      return rejected;
+    }
+    r.filter = &compiled->value();
+    r.dialect = ToInternal(dialect);
+  }
+  if (request.query) {
+    text::QueryOptions options;
+    if (!request.anchor.empty()) {
+      options.anchor = text::ParseDate(request.anchor);
+      if (!options.anchor) {
+        rejected.rejected = Diagnostic{400, "query.invalid_anchor", "anchor",
+                                       "anchor: '" + request.anchor + "' is not a date YYYY-MM-DD"};
+        return rejected;
+      }
+    }
+    Checked<text::Query> q = text::ParseQuery(*request.query, options);
+    if (!q.ok()) {
+      rejected.rejected = q.diagnostic();
+      return rejected;
+    }
+    r.query = std::move(q.value().def);
+  }
+  if (request.vector) r.vector = *request.vector;
+  if (request.mode) {
+    r.mode = *request.mode == SearchMode::kText     ? search::Mode::kText
+             : *request.mode == SearchMode::kVector ? search::Mode::kVector
+                                                    : search::Mode::kHybrid;
+  } else if (request.query && request.vector) {
+    r.mode = search::Mode::kHybrid;
+  } else if (request.vector) {
+    r.mode = search::Mode::kVector;
+  } else {
+    r.mode = search::Mode::kText;
+  }
+  r.k = request.k;
+  r.candidate_k = request.candidate_k;
+  r.filter_mode = request.filter_mode == FilterMode::kPre    ? search::FilterMode::kPre
+                  : request.filter_mode == FilterMode::kPost ? search::FilterMode::kPost
+                                                             : search::FilterMode::kAuto;
+  r.threshold = request.threshold;
+  r.score_threshold = request.score_threshold;
+  r.explain = request.explain;
+  r.impact = request.impact;
+  return impl_->Run(*c, r);
+}
+
+}  // namespace engram

@@ -1,0 +1,57 @@
+// Engine::Impl: the store, the open collections and the named retrieve
+// configurations, shared by engine.cc (collections, writes), recovery.cc
+// (open) and retrieve.cc (retrieve configurations).
+#ifndef ENGRAM_ENGINE_ENGINE_IMPL_H_
+#define ENGRAM_ENGINE_ENGINE_IMPL_H_
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+#include "engine/collection.h"
+#include "engram/engine.h"
+#include "filter/compiler.h"
+#include "search/search.h"
+#include "storage/store.h"
+
+namespace engram {
+
+// A retrieve configuration with its compiled filter, published whole.
+struct RetrieveState {
+  RetrieveSpec spec;
+  std::shared_ptr<const filter::CompiledFilter> filter;  // null: none
+};
+
+struct Engine::Impl {
+  std::unique_ptr<storage::Store> store;
+  Options options;
+
+  mutable std::mutex collections_mutex;  // guards the map, not the collections
+  std::map<std::string, std::shared_ptr<engine::Collection>, std::less<>> collections;
+
+  mutable std::mutex retrieve_mutex;
+  std::map<std::string, std::shared_ptr<const RetrieveState>, std::less<>> retrieves;
+
+  // The open collection `name`, or NotFound.
+  StatusOr<std::shared_ptr<engine::Collection>> Find(std::string_view name) const;
+
+  // Loads one collection from the store (recovery.cc).
+  StatusOr<std::shared_ptr<engine::Collection>> Load(const storage::CollectionRow& row) const;
+
+  // Runs `request` (its query and filter already parsed) on `collection`
+  // under its shared lock, mapping hits to ids and records.
+  StatusOr<SearchResponse> Run(const engine::Collection& collection,
+                               const search::Request& request) const;
+
+  // Removes the records numbered `docs` durably, then from memory (writer
+  // mutex held by the caller).
+  StatusOr<WriteResult> RemoveDocs(engine::Collection& collection,
+                                   const std::vector<std::uint32_t>& docs);
+};
+
+}  // namespace engram
+
+#endif  // ENGRAM_ENGINE_ENGINE_IMPL_H_

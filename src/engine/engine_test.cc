@@ -1,0 +1,428 @@
+// The engine through its public API: collections, durable writes, recovery
+// from snapshots that are current, stale, corrupt or missing, and search
+// results that equal a freshly built engine's.
+#include "engram/engine.h"
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "storage/store.h"
+
+namespace engram {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kSchema = R"({"fields":[
+  {"name":"region","type":"string","default":"anywhere"},
+  {"name":"level","type":"int","default":0},
+  {"name":"tags","type":"set<string>","optional":true},
+  {"name":"written","type":"datetime","optional":true}]})";
+
+const char* const kWords[] = {"wolf",  "mill",   "river", "amulet", "bridge", "mage",
+                              "sword", "winter", "trade", "salt",   "tower",  "storm"};
+const char* const kRegions[] = {"valley", "keep", "river", "coast"};
+
+class EngineTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ =
+        fs::temp_directory_path() /
+        ("engram_engine_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+         "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::unique_ptr<Engine> Open() {
+    StatusOr<std::unique_ptr<Engine>> e = Engine::Open(dir_.string());
+    EXPECT_TRUE(e.ok()) << e.status().message();
+    return e.ok() ? std::move(e).value() : nullptr;
+  }
+
+  static CollectionSpec Spec(std::size_t dim = 8) {
+    Checked<SchemaRef> schema = SchemaRef::Parse(kSchema);
+    CollectionSpec spec{"lore", schema.value(), {{"title", 2.0}, {"text", 1.0}}, dim, "cosine",
+                        "en",   "written"};
+    return spec;
+  }
+
+  // A record with generated text, metadata and an 8-dim vector.
+  static std::string Record(int i, std::mt19937& rng, std::size_t dim = 8) {
+    std::uniform_int_distribution<int> w(0, 11);
+    std::string text;
+    for (int j = 0; j < 6; ++j) text += std::string(j ? " " : "") + kWords[w(rng)];
+    std::string vec = "[";
+    std::normal_distribution<float> g;
+    for (std::size_t d = 0; d < dim; ++d) vec += (d ? "," : "") + std::to_string(g(rng));
+    vec += "]";
+    return R"({"id":"r)" + std::to_string(i) + R"(","title":")" + kWords[i % 12] + R"(","text":")" +
+           text + R"(","region":")" + kRegions[i % 4] + R"(","level":)" + std::to_string(i % 20) +
+           R"(,"tags":["t)" + std::to_string(i % 3) + R"("],"written":"2025-0)" +
+           std::to_string(1 + i % 9) + R"(-1)" + std::to_string(i % 10) + R"(","vector":)" + vec +
+           "}";
+  }
+
+  static Status Ingest(Engine& e, const std::vector<std::string>& records) {
+    std::vector<std::string_view> views(records.begin(), records.end());
+    StatusOr<WriteResult> r = e.Upsert("lore", views);
+    if (!r.ok()) return r.status();
+    if (r->rejected) return Status::InvalidArgument(r->rejected->message);
+    return Status::Ok();
+  }
+
+  // The ids a set of searches return, as one string per search.
+  static std::vector<std::string> Probe(const Engine& e) {
+    std::vector<std::string> out;
+    const std::vector<float> q = {0.5f, -0.2f, 0.1f, 0.9f, -0.4f, 0.3f, 0.0f, 0.2f};
+    std::vector<SearchRequest> requests(4);
+    requests[0].query = "wolf river";
+    requests[1].query = "amulet OR storm";
+    requests[1].dialect = FilterDialect::kVectorFilter;
+    requests[1].filter = R"({"region":{"$in":["valley","coast"]}})";
+    requests[2].vector = q;
+    requests[2].dialect = FilterDialect::kRetrieve;
+    requests[2].filter = R"({"op":"ge","lhs":{"knowledge":"level"},"rhs":{"value":15}})";
+    requests[3].query = "mage tower";
+    requests[3].vector = q;
+    for (SearchRequest& r : requests) {
+      r.k = 10;
+      StatusOr<SearchResponse> s = e.Search("lore", r);
+      EXPECT_TRUE(s.ok()) << s.status().message();
+      if (!s.ok()) continue;
+      EXPECT_FALSE(s->rejected) << s->rejected->message;
+      std::string ids;
+      for (const SearchHit& h : s->hits) ids += h.id + " ";
+      out.push_back(ids);
+    }
+    return out;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(EngineTest, CreateValidatesAndPersists) {
+  auto e = Open();
+  ASSERT_TRUE(e);
+  CollectionSpec bad = Spec();
+  bad.name = "no spaces";
+  EXPECT_EQ(e->CreateCollection(bad).code(), StatusCode::kInvalidArgument);
+  bad = Spec();
+  bad.text.clear();
+  bad.vector_dim = 0;
+  EXPECT_EQ(e->CreateCollection(bad).code(), StatusCode::kInvalidArgument);
+  bad = Spec();
+  bad.time_field = "region";
+  Status s = e->CreateCollection(bad);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("time_field"), std::string::npos) << s.message();
+  bad = Spec();
+  bad.metric = "hamming";
+  EXPECT_EQ(e->CreateCollection(bad).code(), StatusCode::kInvalidArgument);
+  ASSERT_TRUE(e->CreateCollection(Spec()).ok());
+  EXPECT_EQ(e->CreateCollection(Spec()).code(), StatusCode::kAlreadyExists);
+  e.reset();
+  e = Open();
+  ASSERT_TRUE(e);
+  StatusOr<CollectionInfo> info = e->DescribeCollection("lore");
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->spec.vector_dim, 8u);
+  EXPECT_EQ(info->spec.text.size(), 2u);
+  EXPECT_EQ(info->spec.time_field, "written");
+  EXPECT_EQ(e->DescribeCollection("nope").status().code(), StatusCode::kNotFound);
+}
+
+TEST_F(EngineTest, RejectedBatchWritesNothing) {
+  auto e = Open();
+  ASSERT_TRUE(e->CreateCollection(Spec()).ok());
+  std::mt19937 rng(1);
+  std::vector<std::string> records = {
+      Record(0, rng), Record(1, rng),
+      R"({"id":"bad","title":"x","level":"high","vector":[1,2,3,4,5,6,7,8]})"};
+  std::vector<std::string_view> views(records.begin(), records.end());
+  StatusOr<WriteResult> r = e->Upsert("lore", views);
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(r->rejected);
+  EXPECT_EQ(r->rejected_index, 2u);
+  EXPECT_NE(r->rejected->message.find("level"), std::string::npos) << r->rejected->message;
+  EXPECT_EQ(e->DescribeCollection("lore")->records, 0u);
+  // A wrong-sized vector, and a vector component that is not a number.
+  records = {R"({"id":"v","title":"x","vector":[1,2]})"};
+  views.assign(records.begin(), records.end());
+  r = e->Upsert("lore", views);
+  ASSERT_TRUE(r.ok() && r->rejected);
+  EXPECT_EQ(r->rejected->path, "vector");
+  records = {R"({"id":"v","title":"x","vector":[1,2,3,"4",5,6,7,8]})"};
+  views.assign(records.begin(), records.end());
+  r = e->Upsert("lore", views);
+  ASSERT_TRUE(r.ok() && r->rejected);
+  EXPECT_EQ(r->rejected->path, "vector[3]");
+  records = {R"({"id":"v","title":7,"vector":[1,2,3,4,5,6,7,8]})"};
+  views.assign(records.begin(), records.end());
+  r = e->Upsert("lore", views);
+  ASSERT_TRUE(r.ok() && r->rejected);
+  EXPECT_EQ(r->rejected->path, "title");
+}
+
+TEST_F(EngineTest, UpsertReplacesGetAndDelete) {
+  auto e = Open();
+  ASSERT_TRUE(e->CreateCollection(Spec()).ok());
+  std::mt19937 rng(2);
+  std::vector<std::string> records;
+  for (int i = 0; i < 50; ++i) records.push_back(Record(i, rng));
+  ASSERT_TRUE(Ingest(*e, records).ok());
+  EXPECT_EQ(e->DescribeCollection("lore")->records, 50u);
+  // Replace r3 (twice in one batch: the later wins).
+  ASSERT_TRUE(Ingest(*e, {R"({"id":"r3","title":"first","vector":[1,0,0,0,0,0,0,0]})",
+                          R"({"id":"r3","title":"zeppelin","vector":[1,0,0,0,0,0,0,0]})"})
+                  .ok());
+  EXPECT_EQ(e->DescribeCollection("lore")->records, 50u);
+  StatusOr<std::optional<std::string>> got = e->Get("lore", "r3");
+  ASSERT_TRUE(got.ok() && got->has_value());
+  EXPECT_NE((*got)->find("zeppelin"), std::string::npos);
+  EXPECT_EQ((*got)->find("vector"), std::string::npos) << "vectors are not part of the body";
+  SearchRequest q;
+  q.query = "zeppelin";
+  StatusOr<SearchResponse> s = e->Search("lore", q);
+  ASSERT_TRUE(s.ok());
+  ASSERT_EQ(s->hits.size(), 1u);
+  EXPECT_EQ(s->hits[0].id, "r3");
+
+  const std::vector<std::string> ids = {"r3", "r4", "missing"};
+  StatusOr<WriteResult> d = e->Delete("lore", ids);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->written, 2u);
+  d = e->DeleteWhere("lore", FilterDialect::kVectorFilter, R"({"region":"keep"})");
+  ASSERT_TRUE(d.ok());
+  EXPECT_FALSE(d->rejected);
+  EXPECT_EQ(d->written, 13u);  // region keep: i % 4 == 1, r1 .. r49
+  d = e->DeleteWhere("lore", FilterDialect::kVectorFilter, R"({"nosuchfield":1})");
+  ASSERT_TRUE(d.ok());
+  ASSERT_TRUE(d->rejected);
+  EXPECT_EQ(e->DescribeCollection("lore")->records, 50u - 2 - 13);
+  e.reset();
+  e = Open();
+  EXPECT_EQ(e->DescribeCollection("lore")->records, 50u - 2 - 13);
+  EXPECT_FALSE(e->Get("lore", "r4")->has_value());
+  EXPECT_FALSE(e->Get("lore", "r1")->has_value());
+  EXPECT_TRUE(e->Get("lore", "r2")->has_value());
+}
+
+// Whatever state the snapshots are in, reopening gives the same answers as
+// an engine that indexed every record from scratch.
+TEST_F(EngineTest, ReopenAgreesWithAFreshBuild) {
+  std::mt19937 rng(3);
+  std::vector<std::string> first, second;
+  for (int i = 0; i < 300; ++i) first.push_back(Record(i, rng));
+  // The second batch only replaces records (new text and vectors), so that a
+  // snapshot missing it holds the same record set: only replay can fix it.
+  for (int i = 150; i < 300; ++i) second.push_back(Record(i, rng));
+  std::vector<std::string> expected;
+  {
+    auto e = Open();
+    ASSERT_TRUE(e->CreateCollection(Spec()).ok());
+    ASSERT_TRUE(Ingest(*e, first).ok());
+    ASSERT_TRUE(e->Checkpoint("lore").ok());
+    ASSERT_TRUE(Ingest(*e, second).ok());
+    const std::vector<std::string> gone = {"r1", "r2", "r260"};
+    ASSERT_TRUE(e->Delete("lore", gone).ok());
+    expected = Probe(*e);
+  }
+  // The destructor checkpointed; now make the snapshots stale: writes after
+  // them, through a second engine whose snapshot we then overwrite below.
+  auto store_dir = dir_.string();
+  {
+    auto e = Open();
+    EXPECT_EQ(Probe(*e), expected) << "reopen from current snapshots";
+  }
+  // A stale snapshot: replace it with one taken before the second batch.
+  {
+    fs::path fresh = dir_.string() + "_fresh";
+    fs::remove_all(fresh);
+    StatusOr<std::unique_ptr<Engine>> f = Engine::Open(fresh.string());
+    ASSERT_TRUE(f.ok());
+    ASSERT_TRUE((*f)->CreateCollection(Spec()).ok());
+    ASSERT_TRUE(Ingest(**f, first).ok());
+    ASSERT_TRUE((*f)->Checkpoint("lore").ok());
+    f->reset();
+    StatusOr<std::unique_ptr<storage::Store>> src = storage::OpenSqliteStore(fresh.string());
+    StatusOr<std::unique_ptr<storage::Store>> dst = storage::OpenSqliteStore(store_dir);
+    ASSERT_TRUE(src.ok() && dst.ok());
+    for (const char* name : {"text", "vector"}) {
+      StatusOr<std::optional<storage::Snapshot>> snap = (*src)->GetSnapshot("lore", name);
+      ASSERT_TRUE(snap.ok() && snap->has_value());
+      (*snap)->seq = 1;  // older than every write of the second batch
+      ASSERT_TRUE((*dst)->PutSnapshot("lore", name, **snap).ok());
+    }
+    fs::remove_all(fresh);
+  }
+  {
+    auto e = Open();
+    EXPECT_EQ(Probe(*e), expected) << "reopen from stale snapshots";
+  }
+  // Corrupt snapshots are rebuilt from the records.
+  {
+    StatusOr<std::unique_ptr<storage::Store>> dst = storage::OpenSqliteStore(store_dir);
+    ASSERT_TRUE(dst.ok());
+    for (const char* name : {"text", "vector"}) {
+      StatusOr<std::optional<storage::Snapshot>> snap = (*dst)->GetSnapshot("lore", name);
+      ASSERT_TRUE(snap.ok() && snap->has_value());
+      (*snap)->bytes[(*snap)->bytes.size() / 2] ^= 0x5a;
+      ASSERT_TRUE((*dst)->PutSnapshot("lore", name, **snap).ok());
+    }
+  }
+  {
+    auto e = Open();
+    EXPECT_EQ(Probe(*e), expected) << "reopen from corrupt snapshots";
+  }
+}
+
+TEST_F(EngineTest, SearchRejectsBadInputWithLocation) {
+  auto e = Open();
+  ASSERT_TRUE(e->CreateCollection(Spec()).ok());
+  SearchRequest r;
+  r.query = "wolf";
+  r.dialect = FilterDialect::kRetrieve;
+  r.filter = R"({"op":"ge","lhs":{"knowledge":"level"},"rhs":{"value":"high"}})";
+  StatusOr<SearchResponse> s = e->Search("lore", r);
+  ASSERT_TRUE(s.ok());
+  ASSERT_TRUE(s->rejected);
+  EXPECT_EQ(s->rejected->code, 3007);
+  EXPECT_NE(s->rejected->message.find("rhs"), std::string::npos) << s->rejected->message;
+  r = SearchRequest{};
+  r.vector = std::vector<float>{1, 2, 3};
+  s = e->Search("lore", r);
+  ASSERT_TRUE(s.ok());
+  ASSERT_TRUE(s->rejected);
+  EXPECT_NE(s->rejected->message.find("vector"), std::string::npos) << s->rejected->message;
+  EXPECT_EQ(e->Search("nope", r).status().code(), StatusCode::kNotFound);
+}
+
+// FILTERS.md §1.6: a retrieve configuration's filter is replaced atomically
+// while searches run; a bad filter keeps the old one (3007); blank clears.
+TEST_F(EngineTest, RetrieveFilterSwapsAtomically) {
+  auto e = Open();
+  ASSERT_TRUE(e->CreateCollection(Spec()).ok());
+  std::mt19937 rng(4);
+  std::vector<std::string> records;
+  for (int i = 0; i < 200; ++i) records.push_back(Record(i, rng));
+  ASSERT_TRUE(Ingest(*e, records).ok());
+  const std::string low = R"({"op":"lt","lhs":{"knowledge":"level"},"rhs":{"value":5}})";
+  const std::string high = R"({"op":"ge","lhs":{"knowledge":"level"},"rhs":{"value":15}})";
+  RetrieveSpec spec{"npc", "lore", FilterDialect::kRetrieve, low, 20, 0.5, SearchMode::kText};
+  StatusOr<std::optional<Diagnostic>> put = e->PutRetrieve(spec);
+  ASSERT_TRUE(put.ok() && !put->has_value());
+
+  StatusOr<std::optional<Diagnostic>> bad =
+      e->SetRetrieveFilter("npc", FilterDialect::kRetrieve,
+                           R"({"op":"ge","lhs":{"knowledge":"nope"},"rhs":{"value":1}})");
+  ASSERT_TRUE(bad.ok() && bad->has_value());
+  EXPECT_EQ((*bad)->code, 3007);
+  EXPECT_EQ(e->GetRetrieve("npc")->filter, low) << "a bad filter keeps the old one";
+
+  // The level of each hit, read back from its record.
+  auto levels = [](const SearchResponse& r) {
+    std::vector<int> out;
+    for (const SearchHit& h : r.hits) {
+      const std::size_t at = h.record.find("\"level\":");
+      out.push_back(at == std::string::npos ? 0 : std::stoi(h.record.substr(at + 8)));
+    }
+    return out;
+  };
+  std::atomic<bool> stop{false};
+  std::atomic<int> mixed{0}, runs{0};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 3; ++t) {
+    readers.emplace_back([&] {
+      while (!stop.load()) {
+        StatusOr<SearchResponse> r = e->Retrieve("npc", "wolf OR river OR mage OR salt");
+        if (!r.ok() || r->rejected) {
+          ++mixed;
+          continue;
+        }
+        bool all_low = true, all_high = true;
+        for (int level : levels(*r)) {
+          all_low = all_low && level < 5;
+          all_high = all_high && level >= 15;
+        }
+        if (!r->hits.empty() && !all_low && !all_high) ++mixed;
+        ++runs;
+      }
+    });
+  }
+  for (int i = 0; i < 200; ++i) {
+    ASSERT_TRUE(e->SetRetrieveFilter("npc", FilterDialect::kRetrieve, i % 2 ? low : high).ok());
+    StatusOr<std::optional<Diagnostic>> b =
+        e->SetRetrieveFilter("npc", FilterDialect::kRetrieve, "{\"op\":");
+    ASSERT_TRUE(b.ok() && b->has_value());
+  }
+  while (runs.load() < 50) std::this_thread::yield();
+  stop = true;
+  for (std::thread& t : readers) t.join();
+  EXPECT_EQ(mixed.load(), 0) << "a search saw a mix of two filters";
+
+  ASSERT_TRUE(e->SetRetrieveFilter("npc", FilterDialect::kRetrieve, "  ").ok());
+  EXPECT_EQ(e->GetRetrieve("npc")->filter, "");
+  StatusOr<SearchResponse> all = e->Retrieve("npc", "wolf OR river OR mage OR salt");
+  ASSERT_TRUE(all.ok());
+  std::vector<int> seen = levels(*all);
+  EXPECT_TRUE(std::any_of(seen.begin(), seen.end(), [](int l) { return l >= 5 && l < 15; }))
+      << "a cleared filter keeps everything";
+}
+
+// Searches, gets and checkpoints while another thread writes and deletes:
+// every search sees a whole batch or none of it (TSan runs this in CI).
+TEST_F(EngineTest, ConcurrentSearchesDuringWrites) {
+  auto e = Open();
+  ASSERT_TRUE(e->CreateCollection(Spec()).ok());
+  std::mt19937 rng(5);
+  std::vector<std::vector<std::string>> batches(12);
+  for (int b = 0; b < 12; ++b) {
+    for (int i = 0; i < 20; ++i) batches[b].push_back(Record(b * 20 + i, rng));
+  }
+  std::atomic<bool> stop{false};
+  std::atomic<int> errors{0};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 2; ++t) {
+    readers.emplace_back([&, t] {
+      std::mt19937 local(static_cast<unsigned>(t));
+      while (!stop.load()) {
+        SearchRequest r;
+        r.query = kWords[local() % 12];
+        r.vector = std::vector<float>(8, 0.25f);
+        r.k = 50;
+        r.dialect = FilterDialect::kVectorFilter;
+        r.filter = R"({"level":{"$lt":10}})";
+        StatusOr<SearchResponse> s = e->Search("lore", r);
+        if (!s.ok() || s->rejected) ++errors;
+        // Batches are written whole: the count of records is a multiple of 20.
+        StatusOr<CollectionInfo> info = e->DescribeCollection("lore");
+        if (!info.ok() || info->records % 20 != 0) ++errors;
+        (void)e->Get("lore", "r7");
+      }
+    });
+  }
+  for (int b = 0; b < 12; ++b) {
+    ASSERT_TRUE(Ingest(*e, batches[b]).ok());
+    if (b % 4 == 3) {
+      std::vector<std::string> ids;
+      for (int i = 0; i < 20; ++i) ids.push_back("r" + std::to_string((b - 2) * 20 + i));
+      ASSERT_TRUE(e->Delete("lore", ids).ok());
+      ASSERT_TRUE(e->Checkpoint("lore").ok());
+    }
+  }
+  stop = true;
+  for (std::thread& t : readers) t.join();
+  EXPECT_EQ(errors.load(), 0);
+  EXPECT_EQ(e->DescribeCollection("lore")->records, 12u * 20 - 3 * 20);
+}
+
+}  // namespace
+}  // namespace engram

@@ -1,0 +1,163 @@
+// Opening a collection: the records are the truth; index snapshots are a
+// shortcut that is checked, never trusted blindly. A snapshot is used only if
+// its image loads (checksums and invariants hold), it matches the
+// collection's configuration, and its sequence is not past the store's.
+// Then every record written after the snapshot is put again, records the
+// snapshot has but the store does not are removed, and the index's record
+// set must equal the store's or the index is rebuilt from the records.
+#include <future>
+#include <limits>
+#include <utility>
+
+#include "engine/engine_impl.h"
+
+namespace engram {
+
+using engine::Collection;
+using engine::PreparedRecord;
+
+namespace {
+
+constexpr std::size_t kChunk = 4096;  // records indexed per Put during a load
+
+struct SnapshotUse {
+  bool loaded = false;
+  std::uint64_t seq = 0;
+};
+
+// The snapshot `name` when the collection has that index and the snapshot is
+// not newer than the store; nullopt otherwise.
+StatusOr<std::optional<storage::Snapshot>> ReadSnapshot(storage::Store& store, const Collection& c,
+                                                        std::string_view name, bool has_index,
+                                                        std::uint64_t last_seq) {
+  if (!has_index) return std::optional<storage::Snapshot>();
+  ASSIGN_OR_RETURN(std::optional<storage::Snapshot> snapshot,
+                   store.GetSnapshot(c.spec().name, name));
+  if (snapshot && snapshot->seq > last_seq) snapshot.reset();
+  return snapshot;
+}
+
+// Installs a decoded snapshot index in `slot` when it matches the collection.
+template <typename Index>
+SnapshotUse Install(const Collection& c, const std::optional<storage::Snapshot>& snapshot,
+                    std::optional<Index> index, std::optional<Index>& slot) {
+  if (!snapshot || !index || !c.Matches(*index)) return {};
+  slot.emplace(std::move(*index));
+  return {true, snapshot->seq};
+}
+
+struct StoredRecord {
+  std::uint32_t doc;
+  std::uint64_t seq;
+  PreparedRecord record;
+};
+
+// Every record of the collection, checked; vectors of those written after
+// `vectors_after` only.
+Status ReadRecords(storage::Store& store, const Collection& c, std::uint64_t vectors_after,
+                   std::vector<StoredRecord>* out) {
+  return store.ScanRecords(c.spec().name, vectors_after,
+                           [&](const storage::RecordRow& r) -> Status {
+                             ASSIGN_OR_RETURN(PreparedRecord p, c.Reload(r.body, r.vector));
+                             out->push_back({r.doc, r.seq, std::move(p)});
+                             return Status::Ok();
+                           });
+}
+
+// Indexes `records`: text and vectors only where the snapshot in use (seq
+// given, or nullopt for none) predates the record.
+Status Replay(Collection& c, std::vector<StoredRecord> records,
+              std::optional<std::uint64_t> text_seq, std::optional<std::uint64_t> vector_seq,
+              std::size_t threads) {
+  std::vector<std::uint32_t> docs;
+  std::vector<PreparedRecord> chunk;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    StoredRecord& r = records[i];
+    PreparedRecord& p = r.record;
+    p.index_text = !text_seq || r.seq > *text_seq;
+    p.index_vector = !vector_seq || r.seq > *vector_seq;
+    if (p.index_vector && c.has_vectors() && p.vector.empty()) {
+      return Status::Corruption("record '" + p.id + "' has no stored vector");
+    }
+    c.dirty += (p.index_text && c.has_text()) || (p.index_vector && c.has_vectors());
+    docs.push_back(r.doc);
+    chunk.push_back(std::move(p));
+    if (chunk.size() == kChunk || i + 1 == records.size()) {
+      RETURN_IF_ERROR(c.Put(docs, std::move(chunk), threads));
+      docs.clear();
+      chunk.clear();
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<std::shared_ptr<Collection>> Engine::Impl::Load(const storage::CollectionRow& row) const {
+  ASSIGN_OR_RETURN(CollectionSpec spec, engine::SpecFromJson(row.config));
+  if (spec.name != row.name) return Status::Corruption("configuration names another collection");
+  auto c = std::make_shared<Collection>(std::move(spec));
+  ASSIGN_OR_RETURN(std::uint64_t last_seq, store->LastSequence());
+
+  // The text snapshot is decoded on a second thread while the vector
+  // snapshot and the records are read: the two take about as long.
+  ASSIGN_OR_RETURN(std::optional<storage::Snapshot> text_snapshot,
+                   ReadSnapshot(*store, *c, "text", c->has_text(), last_seq));
+  std::future<std::optional<text::TextIndex>> text_index =
+      std::async(std::launch::async, [&text_snapshot]() -> std::optional<text::TextIndex> {
+        if (!text_snapshot) return std::nullopt;
+        return text::TextIndex::Load(text_snapshot->bytes, nullptr);
+      });
+  StatusOr<std::optional<storage::Snapshot>> vector_snapshot =
+      ReadSnapshot(*store, *c, "vector", c->has_vectors(), last_seq);
+  if (!vector_snapshot.ok()) {
+    text_index.wait();
+    return vector_snapshot.status();
+  }
+  std::optional<vector::VectorIndex> vector_index;
+  if (*vector_snapshot) {
+    StatusOr<vector::VectorIndex> v = vector::VectorIndex::Load((*vector_snapshot)->bytes);
+    if (v.ok()) vector_index.emplace(std::move(v).value());
+  }
+  const SnapshotUse vector_use =
+      Install(*c, *vector_snapshot, std::move(vector_index), c->vector_index());
+  std::vector<StoredRecord> records;
+  Status read = ReadRecords(*store, *c, vector_use.loaded ? vector_use.seq : 0, &records);
+  const SnapshotUse text_use = Install(*c, text_snapshot, text_index.get(), c->text_index());
+  RETURN_IF_ERROR(read);
+  auto seq_of = [](const SnapshotUse& use) {
+    return use.loaded ? std::optional<std::uint64_t>(use.seq) : std::nullopt;
+  };
+  RETURN_IF_ERROR(
+      Replay(*c, std::move(records), seq_of(text_use), seq_of(vector_use), options.threads));
+
+  // Records the snapshots hold that the store no longer has; then the sets
+  // must agree, or the index is rebuilt from the records.
+  const roaring::Roaring& live = c->metadata().live();
+  bool rebuild_text = false, rebuild_vector = false;
+  if (text_use.loaded) {
+    roaring::Roaring stale = c->text_index()->data().live - live;
+    for (const std::uint32_t doc : stale) c->text_index()->Remove(doc);
+    rebuild_text = !(c->text_index()->data().live == live);
+  }
+  if (vector_use.loaded) {
+    roaring::Roaring stale = c->vector_index()->store().live() - live;
+    for (const std::uint32_t doc : stale) c->vector_index()->Remove(doc);
+    rebuild_vector = !(c->vector_index()->store().live() == live);
+  }
+  if (rebuild_text || rebuild_vector) {
+    auto fresh = std::make_shared<Collection>(c->spec());
+    if (!rebuild_text) fresh->text_index() = std::move(c->text_index());
+    if (!rebuild_vector) fresh->vector_index() = std::move(c->vector_index());
+    c = fresh;
+    const bool keep_vectors = vector_use.loaded && !rebuild_vector;
+    records.clear();
+    RETURN_IF_ERROR(ReadRecords(*store, *c, keep_vectors ? vector_use.seq : 0, &records));
+    RETURN_IF_ERROR(Replay(*c, std::move(records),
+                           text_use.loaded && !rebuild_text ? seq_of(text_use) : std::nullopt,
+                           keep_vectors ? seq_of(vector_use) : std::nullopt, options.threads));
+  }
+  return c;
+}
+
+}  // namespace engram

@@ -1,0 +1,80 @@
+// The records crash_writer.cc writes and crash_test.cc checks: deterministic
+// per batch, each with a unique word and a vector nobody else has, so that
+// the test can ask every index whether the record is there.
+#ifndef ENGRAM_TESTS_INTEGRATION_CRASH_RECORDS_H_
+#define ENGRAM_TESTS_INTEGRATION_CRASH_RECORDS_H_
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "engram/engine.h"
+
+namespace engram::crash {
+
+inline constexpr const char* kCollection = "crash";
+inline constexpr int kRecords = 40;  // per batch, besides the counter
+inline constexpr std::size_t kDim = 8;
+
+inline CollectionSpec Spec() {
+  Checked<SchemaRef> schema = SchemaRef::Parse(
+      R"({"fields":[{"name":"level","type":"int","required":true},
+                    {"name":"batch","type":"int","optional":true}]})");
+  return CollectionSpec{kCollection, schema.value(), {{"text", 1.0}}, kDim, "l2", "none", ""};
+}
+
+inline std::string Id(long batch, int i) {
+  return "b" + std::to_string(batch) + "-" + std::to_string(i);
+}
+
+// A word only this record has.
+inline std::string Word(long batch, int i) {
+  return "w" + std::to_string(batch) + "x" + std::to_string(i);
+}
+
+inline std::vector<float> Vector(long batch, int i) {
+  std::vector<float> v(kDim);
+  for (std::size_t d = 0; d < kDim; ++d) {
+    v[d] = static_cast<float>(std::sin(0.37 * static_cast<double>(batch) * (d + 1) + 1.3 * i + d));
+  }
+  v[0] = static_cast<float>(batch);  // far apart per batch
+  v[1] = static_cast<float>(i);
+  return v;
+}
+
+inline std::string VectorJson(const std::vector<float>& v) {
+  std::string s = "[";
+  for (std::size_t d = 0; d < v.size(); ++d) s += (d ? "," : "") + std::to_string(v[d]);
+  return s + "]";
+}
+
+inline std::vector<std::string> BatchIds(long batch) {
+  std::vector<std::string> ids;
+  for (int i = 0; i < kRecords; ++i) ids.push_back(Id(batch, i));
+  return ids;
+}
+
+inline std::vector<std::string> Batch(long batch) {
+  std::vector<std::string> out;
+  for (int i = 0; i < kRecords; ++i) {
+    out.push_back(R"({"id":")" + Id(batch, i) + R"(","text":"common )" + Word(batch, i) +
+                  R"(","level":)" + std::to_string(i) + R"(,"batch":)" + std::to_string(batch) +
+                  R"(,"vector":)" + VectorJson(Vector(batch, i)) + "}");
+  }
+  out.push_back(R"({"id":"counter","text":"counter","level":)" + std::to_string(batch) +
+                R"(,"vector":[0,0,0,0,0,0,0,-1]})");
+  return out;
+}
+
+// The counter's level: the last batch written whole (0 when none).
+inline long CounterLevel(const Engine& engine) {
+  StatusOr<std::optional<std::string>> c = engine.Get(kCollection, "counter");
+  if (!c.ok() || !c->has_value()) return 0;
+  const std::string& body = **c;
+  const std::size_t at = body.find("\"level\":");
+  return at == std::string::npos ? 0 : std::stol(body.substr(at + 8));
+}
+
+}  // namespace engram::crash
+
+#endif  // ENGRAM_TESTS_INTEGRATION_CRASH_RECORDS_H_

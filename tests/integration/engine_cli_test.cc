@@ -1,0 +1,489 @@
+// `engram collection|ingest|search|delete` end to end, in process, on temporary
+// store directories: exit codes, output shapes, filters in the four dialects
+// agreeing with `engram filter eval`, filter impact, and what a later run (a
+// fresh Engine::Open) sees.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "tests/integration/run_cli.h"
+
+namespace engram::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+std::string Example(const std::string& name) {
+  return std::string(ENGRAM_SOURCE_DIR) + "/examples/" + name;
+}
+
+// A directory of its own per test (and per process: CTest runs tests in
+// parallel), removed afterwards.
+fs::path FreshDir(const std::string& name) {
+  fs::path dir =
+      fs::temp_directory_path() / ("engram_engine_cli_" + std::to_string(getpid()) + "_" + name);
+  fs::remove_all(dir);
+  return dir;
+}
+
+std::vector<std::string> CreateArgs(const std::string& db, const std::string& name = "lore") {
+  return {"collection",   "create", "--db",      db,
+          "--name",       name,     "--schema",  Example("lore.schema.json"),
+          "--text",       "text",   "--vectors", "4:cosine",
+          "--time-field", "written"};
+}
+
+// The lore collection of examples/, created and ingested in `db`.
+void MakeLore(const std::string& db) {
+  Result c = Engram(CreateArgs(db));
+  ASSERT_EQ(c.code, 0) << c.err;
+  Result i = Engram({"ingest", "--db", db, "--collection", "lore", Example("lore.jsonl")});
+  ASSERT_EQ(i.code, 0) << i.err;
+}
+
+Json ParseJson(const Result& r) {
+  Json doc = Json::parse(r.out, nullptr, false);
+  EXPECT_FALSE(doc.is_discarded()) << r.out;
+  return doc;
+}
+
+std::vector<std::string> HitIds(const Json& doc) {
+  std::vector<std::string> ids;
+  for (const Json& h : doc.value("hits", Json::array())) ids.push_back(h.value("id", ""));
+  return ids;
+}
+
+std::set<std::string> Sorted(const std::vector<std::string>& ids) {
+  return {ids.begin(), ids.end()};
+}
+
+// One store with the lore collection, shared by the tests that only read.
+class EngineCliSearch : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new fs::path(FreshDir("search"));
+    MakeLore(Db());
+  }
+  static void TearDownTestSuite() {
+    fs::remove_all(*dir_);
+    delete dir_;
+  }
+  static std::string Db() { return (*dir_ / "store").string(); }
+
+  static Result Search(std::vector<std::string> args) {
+    std::vector<std::string> all = {"search", "--db", Db(), "--collection", "lore"};
+    all.insert(all.end(), args.begin(), args.end());
+    return Engram(all);
+  }
+
+  static fs::path* dir_;
+};
+fs::path* EngineCliSearch::dir_ = nullptr;
+
+class EngineCliWrite : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = FreshDir(::testing::UnitTest::GetInstance()->current_test_info()->name());
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string Db() const { return (dir_ / "store").string(); }
+  std::string WriteFile(const std::string& name, const std::string& text) const {
+    fs::create_directories(dir_);
+    std::string path = (dir_ / name).string();
+    std::ofstream(path, std::ios::binary) << text;
+    return path;
+  }
+  std::size_t Records(const std::string& collection = "lore") const {
+    Result r = Engram({"collection", "list", "--db", Db(), "--json"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    const Json doc = ParseJson(r);
+    for (const Json& c : doc["collections"]) {
+      if (c["name"] == collection) return c["records"].get<std::size_t>();
+    }
+    ADD_FAILURE() << "no collection " << collection << " in " << r.out;
+    return 0;
+  }
+
+  fs::path dir_;
+};
+
+const char* const kGoodRecord =
+    R"({"id":"n1","text":"A new rumour about the ferry.","region":"river",)"
+    R"("written":"2025-07-01T00:00:00Z","vector":[0,0,1,0]})";
+
+TEST_F(EngineCliWrite, CreateMakesTheStoreDirectoryAndListsTheCollection) {
+  const std::string db = (dir_ / "a" / "b").string();
+  Result r = Engram(CreateArgs(db));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "created collection 'lore' in " + db + "\n");
+  EXPECT_TRUE(fs::is_directory(db));
+  Result list = Engram({"collection", "list", "--db", db, "--json"});
+  ASSERT_EQ(list.code, 0) << list.err;
+  EXPECT_EQ(ParseJson(list), Json::parse(R"({"collections":[{"name":"lore","records":0,)"
+                                         R"("text":[{"name":"text","weight":1.0}],)"
+                                         R"("vectors":{"dim":4,"metric":"cosine"}}]})"));
+}
+
+TEST_F(EngineCliWrite, CreateRejectsBadSpecs) {
+  const std::string schema = Example("lore.schema.json");
+  struct Case {
+    std::vector<std::string> args;
+    int code;
+    std::string err_has;
+  };
+  const std::vector<Case> cases = {
+      {{"--name", "bad name!", "--schema", schema, "--text", "text"}, 1, "bad name!"},
+      {{"--name", ".hidden", "--schema", schema, "--text", "text"}, 1, "not a collection name"},
+      {{"--name", "lore", "--schema", schema}, 1, "text fields, vectors, or both"},
+      {{"--name", "lore", "--schema", schema, "--text", "text", "--time-field", "nowhere"},
+       1,
+       "'nowhere' is not a datetime field"},
+      {{"--name", "lore", "--schema", schema, "--text", "text", "--time-field", "min_level"},
+       1,
+       "'min_level' is not a datetime field"},
+      {{"--name", "lore", "--schema", schema, "--text", "min_level"}, 1, "declared int"},
+      {{"--name", "lore", "--schema", schema, "--vectors", "4:hamming"}, 1, "hamming"},
+      {{"--name", "lore", "--schema", schema, "--vectors", "four"}, 2, "DIM:METRIC"},
+      {{"--name", "lore", "--schema", schema, "--text", "text:heavy"}, 2, "weight"},
+      {{"--name", "lore", "--schema", (dir_ / "missing.json").string(), "--text", "text"},
+       2,
+       "--schema"},
+      {{"--name", "lore", "--text", "text"}, 2, "--schema"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args = {"collection", "create", "--db", Db()};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    Result r = Engram(args);
+    EXPECT_EQ(r.code, c.code) << c.args[1] << ": " << r.err;
+    EXPECT_NE(r.err.find(c.err_has), std::string::npos) << r.err;
+  }
+  ASSERT_EQ(Engram(CreateArgs(Db())).code, 0);
+  Result dup = Engram(CreateArgs(Db()));
+  EXPECT_EQ(dup.code, 1);
+  EXPECT_NE(dup.err.find("lore"), std::string::npos) << dup.err;
+}
+
+TEST_F(EngineCliWrite, IngestPrintsASummary) {
+  ASSERT_EQ(Engram(CreateArgs(Db())).code, 0);
+  Result r = Engram({"ingest", "--db", Db(), "--collection", "lore", Example("lore.jsonl")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("ingested 40 records into 'lore' in 1 batch (", 0), 0u) << r.out;
+  // Writing the same ids again replaces them: still 40 records.
+  Result j = Engram({"ingest", "--db", Db(), "--collection", "lore", "--json", "--batch", "16",
+                     Example("lore.jsonl")});
+  ASSERT_EQ(j.code, 0) << j.err;
+  Json doc = ParseJson(j);
+  EXPECT_EQ(doc["ok"], true);
+  EXPECT_EQ(doc["collection"], "lore");
+  EXPECT_EQ(doc["written"], 40);
+  EXPECT_EQ(doc["batches"], 3);
+  EXPECT_TRUE(doc["seconds"].is_number());
+  EXPECT_EQ(Records(), 40u);
+}
+
+TEST_F(EngineCliWrite, ARejectedLineNamesFileLineAndFieldAndWritesNothingOfItsBatch) {
+  ASSERT_EQ(Engram(CreateArgs(Db())).code, 0);
+  std::string lines;
+  for (int i = 1; i <= 3; ++i) {
+    lines += R"({"id":"g)" + std::to_string(i) +
+             R"(","text":"good","region":"valley","written":"2025-01-01","vector":[1,0,0,0]})" +
+             "\n";
+  }
+  lines += "\n";  // blank lines are skipped but counted
+  lines += R"({"id":"bad","text":"bad","region":"valley","min_level":"high",)"
+           R"("written":"2025-01-01","vector":[1,0,0,0]})"
+           "\n";
+  const std::string file = WriteFile("bad.jsonl", lines);
+
+  // One batch: nothing is written.
+  Result r = Engram({"ingest", "--db", Db(), "--collection", "lore", file});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find(file + ":5: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("min_level"), std::string::npos) << r.err;
+  Json e = ParseJson(r);
+  EXPECT_EQ(e["ok"], false);
+  EXPECT_EQ(e["error"]["line"], 5);
+  EXPECT_EQ(e["error"]["path"], "min_level");
+  EXPECT_EQ(e["error"]["kind"], "record.invalid");
+  EXPECT_EQ(Records(), 0u);
+
+  // Batches of 2: g1, g2 are written; the batch of g3 and the bad line is not.
+  Result b = Engram({"ingest", "--db", Db(), "--collection", "lore", "--batch", "2", file});
+  EXPECT_EQ(b.code, 1);
+  EXPECT_NE(b.err.find("2 records from earlier lines were"), std::string::npos) << b.err;
+  EXPECT_EQ(Records(), 2u);
+  Result s = Engram({"search", "--db", Db(), "--collection", "lore", "--vector", "[1,0,0,0]", "--k",
+                     "10", "--json"});
+  ASSERT_EQ(s.code, 0) << s.err;
+  EXPECT_EQ(Sorted(HitIds(ParseJson(s))), (std::set<std::string>{"g1", "g2"}));
+}
+
+TEST_F(EngineCliWrite, IngestNamesAWrongVectorAndAnUnknownCollection) {
+  ASSERT_EQ(Engram(CreateArgs(Db())).code, 0);
+  const std::string file = WriteFile(
+      "short.jsonl", std::string(kGoodRecord) + "\n" +
+                         R"({"id":"n2","text":"x","region":"river","written":"2025-07-01",)"
+                         R"("vector":[1,0]})" +
+                         "\n");
+  Result r = Engram({"ingest", "--db", Db(), "--collection", "lore", file});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find(file + ":2: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("vector"), std::string::npos) << r.err;
+  Result missing = Engram({"ingest", "--db", Db(), "--collection", "nope", file});
+  EXPECT_EQ(missing.code, 4) << missing.err;
+  Result no_file =
+      Engram({"ingest", "--db", Db(), "--collection", "lore", (dir_ / "absent.jsonl").string()});
+  EXPECT_EQ(no_file.code, 2) << no_file.err;
+}
+
+TEST_F(EngineCliWrite, DeleteByIdAndByFilterAndALaterRunSeesIt) {
+  MakeLore(Db());
+  auto search = [&](const std::string& filter) {
+    std::vector<std::string> args = {"search",   "--db",      Db(),  "--collection", "lore",
+                                     "--vector", "[0,0,0,1]", "--k", "1000",         "--json"};
+    if (!filter.empty()) {
+      args.insert(args.end(), {"--filter", filter, "--dialect", "vector_filter"});
+    }
+    Result r = Engram(args);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return r;
+  };
+  const std::string before = search("").out;
+  EXPECT_EQ(HitIds(Json::parse(before)).size(), 40u);
+
+  Result by_id = Engram({"delete", "--db", Db(), "--collection", "lore", "--id", "lore-006", "--id",
+                         "lore-014", "--id", "no-such-id"});
+  ASSERT_EQ(by_id.code, 0) << by_id.err;
+  EXPECT_EQ(by_id.out, "deleted 2 records\n");
+
+  Result by_filter = Engram({"delete", "--db", Db(), "--collection", "lore", "--filter",
+                             R"({"region":"port"})", "--dialect", "vector_filter", "--json"});
+  ASSERT_EQ(by_filter.code, 0) << by_filter.err;
+  EXPECT_EQ(ParseJson(by_filter), Json::parse(R"({"ok":true,"deleted":6})"));  // 006 was gone
+
+  std::set<std::string> left = Sorted(HitIds(Json::parse(search("").out)));
+  EXPECT_EQ(left.size(), 32u);
+  for (const char* gone : {"lore-006", "lore-014", "lore-009", "lore-039"}) {
+    EXPECT_EQ(left.count(gone), 0u) << gone;
+  }
+  EXPECT_EQ(HitIds(Json::parse(search(R"({"region":"port"})").out)).size(), 0u);
+  EXPECT_EQ(Records(), 32u);
+  // Every run opens the store afresh: the same search gives the same answer.
+  EXPECT_EQ(search("").out, search("").out);
+
+  Result bad = Engram({"delete", "--db", Db(), "--collection", "lore", "--filter",
+                       R"({"region":{"$gt":3}})", "--dialect", "vector_filter"});
+  EXPECT_EQ(bad.code, 1) << bad.err;
+  EXPECT_EQ(Records(), 32u);
+  EXPECT_EQ(Engram({"delete", "--db", Db(), "--collection", "lore"}).code, 2);
+  EXPECT_EQ(Engram({"delete", "--db", Db(), "--collection", "nope", "--id", "x"}).code, 4);
+}
+
+TEST_F(EngineCliSearch, TextSearchFindsTheWordAndShowsPreviews) {
+  Result r = Search({"--query", "dragon", "--k", "20", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  Json doc = ParseJson(r);
+  EXPECT_EQ(Sorted(HitIds(doc)),
+            (std::set<std::string>{"lore-008", "lore-024", "lore-025", "lore-026", "lore-039"}));
+  for (const Json& h : doc["hits"]) {
+    EXPECT_TRUE(h.contains("bm25")) << h;
+    EXPECT_GT(h["score"].get<double>(), 0);
+    EXPECT_NE(h["record"]["text"].get<std::string>().find("dragon"), std::string::npos);
+    EXPECT_FALSE(h["record"].contains("vector")) << h;
+  }
+  EXPECT_FALSE(doc.contains("filter_impact"));
+  Result human = Search({"--query", "crossing", "--mode", "text"});
+  ASSERT_EQ(human.code, 0) << human.err;
+  EXPECT_EQ(human.out.rfind(" 1. lore-004", 0), 0u) << human.out;
+  EXPECT_NE(human.out.find("    Ferrymen on the Silverrun"), std::string::npos) << human.out;
+  Result none = Search({"--query", "xylophone"});
+  EXPECT_EQ(none.code, 0);
+  EXPECT_EQ(none.out, "no results\n");
+}
+
+TEST_F(EngineCliSearch, VectorSearchRanksByCosineAndAcceptsAThousand) {
+  Result r = Search({"--vector", "[1,0,0,0]", "--k", "1000", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  Json doc = ParseJson(r);
+  std::vector<std::string> ids = HitIds(doc);
+  ASSERT_EQ(ids.size(), 40u);
+  // lore-002 and lore-015 are pure combat: distance 0.
+  EXPECT_EQ(Sorted({ids[0], ids[1]}), (std::set<std::string>{"lore-002", "lore-015"}));
+  EXPECT_NEAR(doc["hits"][0]["distance"].get<double>(), 0.0, 1e-6);
+  double last = -1;
+  for (const Json& h : doc["hits"]) {
+    EXPECT_GE(h["distance"].get<double>(), last - 1e-9);
+    last = h["distance"].get<double>();
+  }
+  Result bad_dim = Search({"--vector", "[1,0]"});
+  EXPECT_EQ(bad_dim.code, 1) << bad_dim.err;
+  EXPECT_EQ(Search({"--vector", "[1,\"x\"]"}).code, 2);
+  EXPECT_EQ(Search({}).code, 2);
+}
+
+TEST_F(EngineCliSearch, HybridFusesTextAndVector) {
+  Result r = Search({"--query", "goblin", "--vector", "[1,0,0,0]", "--k", "5", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  Json doc = ParseJson(r);
+  std::vector<std::string> ids = HitIds(doc);
+  ASSERT_EQ(ids.size(), 5u);
+  // The three goblin records lead (both lists have them); lore-011, the most
+  // combat-heavy, first. Pure-combat records without the word follow.
+  EXPECT_EQ(ids[0], "lore-011") << r.out;
+  EXPECT_EQ(Sorted({ids[1], ids[2]}), (std::set<std::string>{"lore-018", "lore-032"})) << r.out;
+  EXPECT_EQ(Sorted({ids[3], ids[4]}), (std::set<std::string>{"lore-002", "lore-015"})) << r.out;
+  bool both = false;
+  for (const Json& h : doc["hits"]) both |= h.contains("bm25") && h.contains("distance");
+  EXPECT_TRUE(both) << r.out;
+  Result text_only =
+      Search({"--query", "goblin", "--vector", "[1,0,0,0]", "--mode", "text", "--json"});
+  ASSERT_EQ(text_only.code, 0) << text_only.err;
+  // Text mode ranks by BM25 alone (the distance is still reported, so that
+  // --threshold cuts uniformly).
+  const Json text_doc = ParseJson(text_only);
+  EXPECT_EQ(HitIds(text_doc).at(0), "lore-032");
+  for (const Json& h : text_doc["hits"]) EXPECT_EQ(h["score"], h["bm25"]) << h;
+}
+
+// The same filters as `engram filter eval` over examples/lore.jsonl: with k
+// above the collection's size, a filtered vector search returns exactly the
+// records the reference evaluator accepts.
+TEST_F(EngineCliSearch, FiltersInEveryDialectAgreeWithFilterEval) {
+  const std::vector<std::pair<std::string, std::string>> filters = {
+      {"retrieve",
+       R"({"op":"and","args":[{"op":"ge","lhs":{"value":12},"rhs":{"knowledge":"min_level"}},)"
+       R"({"op":"or","args":[{"op":"in","needle":{"value":"mage"},)"
+       R"("haystack":{"knowledge":"character_classes"}},)"
+       R"({"op":"eq","lhs":{"value":"mage"},"rhs":{"knowledge":"character_class"}}]}]})"},
+      {"retrieve", R"({"op":"not","arg":{"op":"eq","lhs":{"knowledge":"character_class"},)"
+                   R"("rhs":{"value":"warrior"}}})"},
+      {"vector_filter",
+       R"({"region":{"$in":["port","river"]},"quest_reached":{"$ne":"dragon_pact"}})"},
+      {"vector_filter", R"({"quest_reached":"dragon_pact"})"},
+      {"vector_filter", R"({"tags":{"$in":["salt"]},"min_level":{"$lte":4}})"},
+      {"expr_v1", R"({"schema":"search_filter_expr/v1","expr":{"op":"and","args":[)"
+                  R"({"op":"in","field":"region","value":["keep","mountains"]},)"
+                  R"({"op":"gte","field":"min_level","value":5}]}})"},
+      {"search_memory",
+       R"([{"field":"written","operator":"between","value":["2024-01-01","2024-12-31"]},)"
+       R"({"field":"region","operator":"any_of","value":["capital","port"]}])"},
+      {"search_memory", R"([{"field":"written","operator":"after","value":"2025-03-01"}])"},
+  };
+  for (const auto& [dialect, filter] : filters) {
+    Result eval = Engram({"filter", "eval", "--dialect", dialect, "--schema",
+                          Example("lore.schema.json"), "--records", Example("lore.jsonl"), filter});
+    ASSERT_EQ(eval.code, 0) << eval.out << eval.err;
+    std::vector<std::string> expected = ParseJson(eval)["matches"];
+    ASSERT_GT(expected.size(), 0u) << filter;
+    ASSERT_LT(expected.size(), 40u) << filter;
+    for (const char* mode : {"auto", "pre", "post"}) {
+      Result r = Search({"--vector", "[0.2,0.3,0.4,0.1]", "--k", "1000", "--filter", filter,
+                         "--dialect", dialect, "--filter-mode", mode, "--json"});
+      ASSERT_EQ(r.code, 0) << r.err;
+      EXPECT_EQ(Sorted(HitIds(ParseJson(r))), Sorted(expected))
+          << dialect << " " << mode << " " << filter;
+    }
+    // Filtered text search: only records that pass, and all those with the word.
+    Result t = Search(
+        {"--query", "the", "--k", "1000", "--filter", filter, "--dialect", dialect, "--json"});
+    ASSERT_EQ(t.code, 0) << t.err;
+    for (const std::string& id : HitIds(ParseJson(t))) {
+      EXPECT_NE(std::find(expected.begin(), expected.end(), id), expected.end()) << id;
+    }
+  }
+}
+
+TEST_F(EngineCliSearch, ImpactReportsTheSeedsShape) {
+  const std::string filter = R"({"min_level":{"$lte":12}})";
+  Result r = Search({"--query", "dragon", "--k", "3", "--filter", filter, "--dialect",
+                     "vector_filter", "--impact", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  Json doc = ParseJson(r);
+  // Of the five records that mention the dragon, 008 (20), 025 (18), 026 (25)
+  // and 039 (13) are above level 12.
+  EXPECT_EQ(HitIds(doc), std::vector<std::string>{"lore-024"});
+  ASSERT_TRUE(doc.contains("filter_impact")) << r.out;
+  const Json& impact = doc["filter_impact"];
+  EXPECT_EQ(impact["schema"], "search_filter_impact/v1");
+  EXPECT_EQ(impact["requested_candidate_k"], 60);
+  EXPECT_EQ(impact["effective_candidate_k"], 180);
+  EXPECT_EQ(impact["candidate_count_pre"], 5);
+  EXPECT_EQ(impact["candidate_count_post"], 1);
+  EXPECT_EQ(impact["dropped_total"], 4);
+  EXPECT_EQ(impact["top_drop_reasons"], Json::parse(R"([{"reason":"$lte:min_level","count":4}])"));
+  EXPECT_TRUE(impact.contains("filter"));
+
+  // candidate_k and the dialect's own op names carry through; retrieve's `ne`
+  // needs the field present, so lore-008 (no quest) is dropped too.
+  Result c =
+      Search({"--query", "dragon", "--filter",
+              R"({"op":"ne","lhs":{"knowledge":"quest_reached"},"rhs":{"value":"dragon_pact"}})",
+              "--dialect", "retrieve", "--candidate-k", "400", "--impact", "--json"});
+  ASSERT_EQ(c.code, 0) << c.err;
+  const Json ci = ParseJson(c)["filter_impact"];
+  EXPECT_EQ(ci["requested_candidate_k"], 400);
+  EXPECT_EQ(ci["effective_candidate_k"], 1024);
+  EXPECT_EQ(ci["top_drop_reasons"], Json::parse(R"([{"reason":"ne:quest_reached","count":4}])"));
+
+  Result human =
+      Search({"--query", "dragon", "--filter", filter, "--dialect", "vector_filter", "--impact"});
+  ASSERT_EQ(human.code, 0) << human.err;
+  EXPECT_NE(human.out.find("filter impact: 5 candidates, 1 pass the filter, 4 dropped; "
+                           "$lte:min_level x4"),
+            std::string::npos)
+      << human.out;
+}
+
+TEST_F(EngineCliSearch, ExplainIsPresentWhenAsked) {
+  Result r =
+      Search({"--query", "wolves", "--vector", "[1,0,0.2,0]", "--filter", R"({"region":"forest"})",
+              "--dialect", "vector_filter", "--explain", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  Json doc = ParseJson(r);
+  ASSERT_TRUE(doc.contains("explain")) << r.out;
+  EXPECT_TRUE(doc["explain"].is_object());
+  EXPECT_FALSE(doc["explain"].empty());
+  EXPECT_EQ(HitIds(doc).at(0), "lore-028");
+  Result human = Search({"--query", "wolves", "--explain"});
+  ASSERT_EQ(human.code, 0) << human.err;
+  EXPECT_NE(human.out.find("explain: {"), std::string::npos) << human.out;
+  EXPECT_FALSE(ParseJson(Search({"--query", "wolves", "--json"})).contains("explain"));
+}
+
+TEST_F(EngineCliSearch, BadInputIsRejectedWithItsPath) {
+  Result r = Search(
+      {"--query", "dragon", "--dialect", "retrieve", "--filter",
+       R"({"op":"and","args":[{"op":"ge","lhs":{"value":12},"rhs":{"knowledge":"min_level"}},)"
+       R"({"op":"eq","lhs":{"value":"warrior"},"rhs":{"knowledge":"min_level"}}]})"});
+  EXPECT_EQ(r.code, 1);
+  Json e = ParseJson(r);
+  EXPECT_EQ(e["ok"], false);
+  EXPECT_EQ(e["error"]["path"], "args[1].rhs");
+  EXPECT_EQ(e["error"]["kind"], "filter.type_mismatch");
+  EXPECT_NE(r.err.find("args[1].rhs"), std::string::npos) << r.err;
+
+  Result unknown_field = Search({"--vector", "[1,0,0,0]", "--dialect", "vector_filter", "--filter",
+                                 R"({"level":{"$gte":3}})"});
+  EXPECT_EQ(unknown_field.code, 1);
+  EXPECT_EQ(ParseJson(unknown_field)["error"]["path"], "/level");
+
+  EXPECT_EQ(Search({"--query", "x", "--filter", R"({"region":"port"})"}).code, 2);  // no dialect
+  EXPECT_EQ(Search({"--query", "x", "--filter", "{}", "--dialect", "sql"}).code, 2);
+  EXPECT_EQ(Search({"--query", "x", "--k", "0"}).code, 2);
+  Result missing = Engram({"search", "--db", Db(), "--collection", "nope", "--query", "x"});
+  EXPECT_EQ(missing.code, 4) << missing.err;
+  EXPECT_NE(missing.err.find("nope"), std::string::npos) << missing.err;
+}
+
+}  // namespace
+}  // namespace engram::cli
