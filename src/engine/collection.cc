@@ -4,6 +4,7 @@
 #include <cstring>
 #include <utility>
 
+#include "base/status.h"
 #include "schema/record.h"
 #include "vector/metric.h"
 
@@ -178,7 +179,8 @@ std::optional<std::uint32_t> Collection::Find(std::string_view id) const {
 }
 
 Status Collection::Put(const std::vector<std::uint32_t>& docs, std::vector<PreparedRecord> records,
-                       std::size_t threads, const std::function<void(std::size_t)>& progress) {
+                       std::size_t threads, bool stage,
+                       const std::function<void(std::size_t)>& progress) {
   std::vector<std::uint32_t> vector_ids;
   std::vector<float> vector_rows;
   for (std::size_t i = 0; i < records.size(); ++i) {
@@ -204,7 +206,8 @@ Status Collection::Put(const std::vector<std::uint32_t>& docs, std::vector<Prepa
     if (progress && !vectors_ && (i + 1) % 1024 == 0) progress(i + 1);
   }
   if (!vector_ids.empty()) {
-    return vectors_->PutBatch(vector_ids, vector_rows, threads, progress);
+    if (!stage) return vectors_->PutBatch(vector_ids, vector_rows, threads, progress);
+    RETURN_IF_ERROR(vectors_->Stage(vector_ids, vector_rows, threads));
   }
   if (progress) progress(records.size());
   return Status::Ok();

@@ -73,9 +73,12 @@ class Collection {
   std::uint32_t NextDoc() { return next_doc_++; }
 
   // In-memory application of durable writes (exclusive lock held). Vectors
-  // are linked on `threads` threads; `progress` gets the records done.
+  // are linked on `threads` threads, or with `stage` only stored and left
+  // for LinkPending (searched exactly until then); `progress` gets the
+  // records done.
   Status Put(const std::vector<std::uint32_t>& docs, std::vector<PreparedRecord> records,
-             std::size_t threads, const std::function<void(std::size_t)>& progress = {});
+             std::size_t threads, bool stage = false,
+             const std::function<void(std::size_t)>& progress = {});
   void Remove(std::uint32_t doc);
 
   std::size_t size() const { return metadata_.size(); }

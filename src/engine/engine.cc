@@ -1,5 +1,6 @@
 // Implements include/engram/engine.h: collections, durable writes (the store
 // first, then the in-memory indexes), deletes, checkpoints and search.
+#include <chrono>
 #include <cstring>
 #include <unordered_map>
 #include <utility>
@@ -30,8 +31,43 @@ std::optional<FilterMode> FilterModeFromName(std::string_view name) {
 Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 Engine::~Engine() {
+  impl_->StopLinker();
   // Records are durable already; a snapshot only makes the next open faster.
   for (const CollectionInfo& info : ListCollections()) (void)Checkpoint(info.spec.name);
+}
+
+namespace {
+constexpr std::size_t kLinkChunk = 512;  // records linked per hold of the exclusive lock
+}  // namespace
+
+void Engine::Impl::RunLinker() {
+  std::unique_lock<std::mutex> wake(linker_mutex);
+  while (!linker_stop) {
+    wake.unlock();
+    std::vector<std::shared_ptr<Collection>> all;
+    {
+      std::lock_guard<std::mutex> lock(collections_mutex);
+      for (const auto& [name, c] : collections) all.push_back(c);
+    }
+    bool linked = false;
+    for (const auto& c : all) {
+      std::unique_lock<std::shared_mutex> lock(c->mutex());
+      if (c->vector_index() && c->vector_index()->pending() > 0) {
+        linked |= c->vector_index()->LinkPending(kLinkChunk, options.threads) > 0;
+      }
+    }
+    wake.lock();
+    if (!linked) linker_wake.wait_for(wake, std::chrono::milliseconds(200));
+  }
+}
+
+void Engine::Impl::StopLinker() {
+  {
+    std::lock_guard<std::mutex> lock(linker_mutex);
+    linker_stop = true;
+  }
+  linker_wake.notify_all();
+  if (linker.joinable()) linker.join();
 }
 
 StatusOr<std::shared_ptr<Collection>> Engine::Impl::Find(std::string_view name) const {
@@ -57,6 +93,8 @@ StatusOr<std::unique_ptr<Engine>> Engine::Open(const std::string& dir, const Opt
     }
     impl->collections.emplace(row.name, std::move(loaded).value());
   }
+  Impl* raw = impl.get();
+  impl->linker = std::thread([raw] { raw->RunLinker(); });
   return std::unique_ptr<Engine>(new Engine(std::move(impl)));
 }
 
@@ -145,7 +183,9 @@ StatusOr<WriteResult> Engine::Upsert(std::string_view collection,
   }
   RETURN_IF_ERROR(impl_->store->Apply(collection, batch).status());
   std::unique_lock<std::shared_mutex> lock(c->mutex());
-  Status indexed = c->Put(docs, std::move(unique), impl_->options.threads, progress);
+  Status indexed =
+      c->Put(docs, std::move(unique), impl_->options.threads, /*stage=*/true, progress);
+  impl_->linker_wake.notify_one();
   if (!indexed.ok()) {
     return Status::Internal("records are stored but indexing failed: " + indexed.message());
   }
@@ -217,7 +257,10 @@ Status Engine::Checkpoint(std::string_view collection) {
   // Every record of this collection with a sequence up to `seq` is in the
   // indexes: its writer finished before we took the writer mutex.
   ASSIGN_OR_RETURN(std::uint64_t seq, impl_->store->LastSequence());
-  std::shared_lock<std::shared_mutex> lock(c->mutex());
+  std::unique_lock<std::shared_mutex> lock(c->mutex());
+  if (c->vector_index()) {
+    c->vector_index()->LinkPending(c->vector_index()->pending(), impl_->options.threads);
+  }
   if (c->text_index()) {
     RETURN_IF_ERROR(
         impl_->store->PutSnapshot(collection, "text", {seq, c->text_index()->Serialize()}));

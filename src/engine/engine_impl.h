@@ -4,11 +4,13 @@
 #ifndef ENGRAM_ENGINE_ENGINE_IMPL_H_
 #define ENGRAM_ENGINE_ENGINE_IMPL_H_
 
+#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "base/status.h"
 #include "engine/collection.h"
@@ -31,6 +33,17 @@ struct Engine::Impl {
 
   mutable std::mutex collections_mutex;  // guards the map, not the collections
   std::map<std::string, std::shared_ptr<engine::Collection>, std::less<>> collections;
+
+  // The background linker: links staged vectors into each collection's
+  // graph in small chunks under the collection's exclusive lock, so that a
+  // write is acknowledged once durable and searchable (staged vectors are
+  // scanned exactly) without waiting for the graph work.
+  std::thread linker;
+  std::mutex linker_mutex;
+  std::condition_variable linker_wake;
+  bool linker_stop = false;
+  void RunLinker();
+  void StopLinker();
 
   mutable std::mutex retrieve_mutex;
   std::map<std::string, std::shared_ptr<const RetrieveState>, std::less<>> retrieves;

@@ -30,11 +30,12 @@ struct SnapshotUse {
 StatusOr<std::optional<storage::Snapshot>> ReadSnapshot(storage::Store& store, const Collection& c,
                                                         std::string_view name, bool has_index,
                                                         std::uint64_t last_seq) {
-  if (!has_index) return std::optional<storage::Snapshot>();
-  ASSIGN_OR_RETURN(std::optional<storage::Snapshot> snapshot,
-                   store.GetSnapshot(c.spec().name, name));
-  if (snapshot && snapshot->seq > last_seq) snapshot.reset();
-  return snapshot;
+  std::optional<storage::Snapshot> none;
+  if (!has_index) return none;
+  StatusOr<std::optional<storage::Snapshot>> read = store.GetSnapshot(c.spec().name, name);
+  if (!read.ok()) return read.status();
+  if (!read->has_value() || (*read)->seq > last_seq) return none;
+  return std::move(read).value();
 }
 
 // Installs a decoded snapshot index in `slot` when it matches the collection.

@@ -71,6 +71,15 @@ class VectorIndex {
   // batch with its position named, and nothing is stored.
   Status PutBatch(std::span<const std::uint32_t> ids, std::span<const float> vectors,
                   std::size_t threads, const std::function<void(std::size_t)>& progress = {});
+  // Stores the vectors (validated as PutBatch) without linking new records
+  // into the graph: they are searched exactly, beside the graph, until
+  // LinkPending links them. Records already linked are re-linked at once.
+  // This lets a writer acknowledge a durable batch before the graph work.
+  Status Stage(std::span<const std::uint32_t> ids, std::span<const float> vectors,
+               std::size_t threads);
+  // Links up to `max` staged records on `threads` threads; returns how many.
+  std::size_t LinkPending(std::size_t max, std::size_t threads);
+  std::size_t pending() const { return pending_.cardinality(); }
   void Remove(std::uint32_t id);
 
   // The best k live records among `allowed` (nullptr: all), nearest first,
@@ -100,6 +109,12 @@ class VectorIndex {
   float NavPhi2(float norm2) const;
   void Relink(std::size_t threads);
   StatusOr<std::vector<float>> NavQuery(const std::vector<float>& query) const;
+  // Validates and stores a batch; the distinct ids, last vector winning.
+  StatusOr<std::vector<std::uint32_t>> StoreBatch(std::span<const std::uint32_t> ids,
+                                                  std::span<const float> vectors);
+  // Links stored records into the graph (the dot copy first).
+  Status Link(const std::vector<std::uint32_t>& ids, std::size_t threads,
+              const std::function<void(std::size_t)>& progress);
   std::vector<Neighbor> GraphSearch(const std::vector<float>& query, std::size_t k,
                                     const HnswSearchParams& params, const roaring::Roaring* allowed,
                                     HnswSearchStats* stats) const;
@@ -109,6 +124,7 @@ class VectorIndex {
   std::unique_ptr<VectorStore> nav_;  // dot only, else null: the graph walks store_
   float phi2_ = 0;                    // dot only: the squared norm bound of nav_
   Hnsw graph_;
+  roaring::Roaring pending_;  // stored, not yet in the graph (Stage)
 };
 
 }  // namespace engram::vector

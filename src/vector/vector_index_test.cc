@@ -236,5 +236,62 @@ TEST(VectorIndex, SerializeRoundTripSearchesAlike) {
   EXPECT_EQ(VectorIndex::Load(flipped).status().code(), StatusCode::kCorruption);
 }
 
+// Staged records (stored, not yet linked) are found by every plan, survive a
+// byte image, and are linked by LinkPending; every metric, dot included
+// (whose Euclidean copy may have to grow when they are linked).
+TEST(VectorIndex, StagedRecordsAreSearchedUntilLinked) {
+  for (Metric metric : {Metric::kL2, Metric::kCosine, Metric::kDot}) {
+    SCOPED_TRACE(std::string(MetricName(metric)));
+    VectorIndex index = BuildIndex(metric, 2000, 1);
+    // Stage the next 300 vectors of the mixture.
+    std::vector<std::uint32_t> ids(300);
+    std::vector<float> staged(Mixture().begin() + 2000 * kDim, Mixture().begin() + 2300 * kDim);
+    for (std::uint32_t i = 0; i < 300; ++i) ids[i] = 2000 + i;
+    ASSERT_TRUE(index.Stage(ids, staged, 1).ok());
+    EXPECT_EQ(index.pending(), 300u);
+    EXPECT_EQ(index.size(), 2300u);
+    const roaring::Roaring allowed = RandomAllowed(2300, 0.5, 9);
+    auto expect_matches_exact = [&](const VectorIndex& idx) {
+      for (std::uint32_t i : {0u, 150u, 299u}) {
+        const std::vector<float> q(staged.begin() + i * kDim, staged.begin() + (i + 1) * kDim);
+        for (VectorPlan plan : {VectorPlan::kGraph, VectorPlan::kExact}) {
+          auto hits = idx.Search(q, Top(10, 200, plan), &allowed);
+          ASSERT_TRUE(hits.ok());
+          ExpectWellFormed(idx, *hits, 10, &allowed);
+          const std::vector<Neighbor> truth =
+              ExactSearch(idx.store(), idx.store().PrepareQuery(q)->data(), 10, &allowed);
+          EXPECT_GE(Recall(*hits, truth), 0.9) << VectorPlanName(plan);
+        }
+      }
+    };
+    expect_matches_exact(index);
+    // An image taken now keeps them staged.
+    auto loaded = VectorIndex::Load(index.Serialize());
+    ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+    EXPECT_EQ(loaded->pending(), 300u);
+    expect_matches_exact(*loaded);
+    // Removing a staged record forgets it; linking the rest empties the stage.
+    index.Remove(2000);
+    EXPECT_EQ(index.pending(), 299u);
+    EXPECT_EQ(index.LinkPending(100, 2), 100u);
+    EXPECT_EQ(index.pending(), 199u);
+    EXPECT_EQ(index.LinkPending(1000, 2), 199u);
+    EXPECT_EQ(index.pending(), 0u);
+    EXPECT_EQ(index.graph().size(), 2299u);
+    expect_matches_exact(index);
+    // A staged vector longer than any before: dot's copy grows, all linked.
+    std::vector<float> far(staged.begin(), staged.begin() + kDim);
+    for (float& x : far) x *= 8;
+    const std::uint32_t far_id = 5000;
+    ASSERT_TRUE(index.Stage(std::span(&far_id, 1), far, 1).ok());
+    EXPECT_EQ(index.pending(), metric == Metric::kDot ? 0u : 1u);
+    auto hit = index.Search(far, Top(1, 0, VectorPlan::kGraph));
+    ASSERT_TRUE(hit.ok() && hit->size() == 1);
+    if (metric != Metric::kCosine) {
+      EXPECT_EQ((*hit)[0].id, far_id);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace engram::vector

@@ -339,6 +339,9 @@ void Hnsw::InsertBatch(std::span<const std::uint32_t> ids, std::size_t threads,
 std::size_t Hnsw::size() const {
   return graph_->live_count.load();
 }
+bool Hnsw::Contains(std::uint32_t id) const {
+  return id < graph_->levels.size() && graph_->levels[id] >= 0;
+}
 std::size_t Hnsw::tombstones() const {
   return graph_->removed_count.load();
 }

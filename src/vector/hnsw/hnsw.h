@@ -78,8 +78,9 @@ class Hnsw {
                                const roaring::Roaring* allowed = nullptr,
                                HnswSearchStats* stats = nullptr) const;
 
-  std::size_t size() const;        // live nodes
-  std::size_t tombstones() const;  // removed nodes still linked
+  std::size_t size() const;               // live nodes
+  std::size_t tombstones() const;         // removed nodes still linked
+  bool Contains(std::uint32_t id) const;  // linked (live or tombstoned)
   const HnswOptions& options() const;
   // Bytes held by the links and per-node bookkeeping (not the vectors).
   std::size_t MemoryBytes() const;
