@@ -6,6 +6,7 @@
 #ifndef ENGRAM_ENGINE_COLLECTION_H_
 #define ENGRAM_ENGINE_COLLECTION_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -98,6 +99,12 @@ class Collection {
   std::shared_mutex& mutex() const { return mutex_; }
   std::mutex& write_mutex() const { return write_mutex_; }  // one writer at a time
   std::uint64_t dirty = 0;  // records changed since the last snapshot
+  // Writers waiting for the exclusive lock, and when the last write ended
+  // (steady clock, ns): the background linker gives way to writers and waits
+  // for a pause in the writes, so that linking never holds up an
+  // acknowledged write and a bulk load is linked in one go at its end.
+  std::atomic<int> writers_waiting{0};
+  std::atomic<std::int64_t> last_write_ns{0};
 
  private:
   text::TextIndexOptions TextOptions() const;

@@ -37,7 +37,8 @@ Engine::~Engine() {
 }
 
 namespace {
-constexpr std::size_t kLinkChunk = 512;  // records linked per hold of the exclusive lock
+constexpr std::size_t kLinkChunk = 256;             // records linked per hold of the exclusive lock
+constexpr std::int64_t kWritePauseNs = 50'000'000;  // 50 ms without a write: link
 }  // namespace
 
 void Engine::Impl::RunLinker() {
@@ -49,15 +50,20 @@ void Engine::Impl::RunLinker() {
       std::lock_guard<std::mutex> lock(collections_mutex);
       for (const auto& [name, c] : collections) all.push_back(c);
     }
-    bool linked = false;
+    bool linked = false, writer_waiting = false;
+    const std::int64_t now = std::chrono::steady_clock::now().time_since_epoch().count();
     for (const auto& c : all) {
+      if (c->writers_waiting.load() > 0 || now - c->last_write_ns.load() < kWritePauseNs) {
+        writer_waiting = true;  // a write goes first; link in the pause after
+        continue;
+      }
       std::unique_lock<std::shared_mutex> lock(c->mutex());
       if (c->vector_index() && c->vector_index()->pending() > 0) {
         linked |= c->vector_index()->LinkPending(kLinkChunk, options.threads) > 0;
       }
     }
     wake.lock();
-    if (!linked) linker_wake.wait_for(wake, std::chrono::milliseconds(200));
+    if (!linked) linker_wake.wait_for(wake, std::chrono::milliseconds(writer_waiting ? 5 : 200));
   }
 }
 
@@ -181,8 +187,14 @@ StatusOr<WriteResult> Engine::Upsert(std::string_view collection,
     if (!r.vector.empty()) std::memcpy(vector_bytes.data(), r.vector.data(), vector_bytes.size());
     batch.puts.push_back({r.id, doc, r.body, std::move(vector_bytes)});
   }
-  RETURN_IF_ERROR(impl_->store->Apply(collection, batch).status());
+  c->writers_waiting.fetch_add(1);
+  const Status applied = impl_->store->Apply(collection, batch).status();
+  if (!applied.ok()) {
+    c->writers_waiting.fetch_sub(1);
+    return applied;
+  }
   std::unique_lock<std::shared_mutex> lock(c->mutex());
+  c->writers_waiting.fetch_sub(1);
   Status indexed =
       c->Put(docs, std::move(unique), impl_->options.threads, /*stage=*/true, progress);
   impl_->linker_wake.notify_one();
@@ -190,6 +202,7 @@ StatusOr<WriteResult> Engine::Upsert(std::string_view collection,
     return Status::Internal("records are stored but indexing failed: " + indexed.message());
   }
   c->dirty += docs.size();
+  c->last_write_ns.store(std::chrono::steady_clock::now().time_since_epoch().count());
   WriteResult result;
   result.written = docs.size();
   return result;

@@ -35,7 +35,8 @@ struct Engine::Impl {
   std::map<std::string, std::shared_ptr<engine::Collection>, std::less<>> collections;
 
   // The background linker: links staged vectors into each collection's
-  // graph in small chunks under the collection's exclusive lock, so that a
+  // graph in small chunks under the collection's exclusive lock (giving way
+  // to waiting writers), so that a
   // write is acknowledged once durable and searchable (staged vectors are
   // scanned exactly) without waiting for the graph work.
   std::thread linker;
