@@ -46,6 +46,8 @@
 #include <unistd.h>
 #include <xapian.h>
 
+#include "common/cli.h"
+#include "common/format.h"
 #include "data.h"
 #include "filter/compiler.h"
 #include "ndcg.h"
@@ -131,15 +133,6 @@ double MedianBuildSeconds(int reps, const std::function<void()>& reset,
 std::string Us(double us) {
   if (us >= 1000) return fmt::format("{:.2f} ms", us / 1000);
   return fmt::format("{:.1f} µs", us);
-}
-
-std::string Thousands(double x) {
-  auto n = static_cast<long long>(std::llround(x));
-  std::string s = std::to_string(n);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) {
-    s.insert(static_cast<std::size_t>(i), ",");
-  }
-  return s;
 }
 
 // ---- engram ----------------------------------------------------------------
@@ -586,28 +579,23 @@ void RunDebian(const Options& opt, bool plain, bool filtered) {
 
 Options ParseArgs(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--data") {
-      o.data = next();
-    } else if (a == "--passes") {
-      o.passes = std::stoi(next());
-    } else if (a == "--builds") {
-      o.builds = std::stoi(next());
-    } else if (a == "--queries") {
-      o.debian_queries = std::stoul(next());
-    } else if (a == "--seed") {
-      o.seed = std::stoull(next());
-    } else if (a == "--only") {
-      o.only = next();
+  for (ArgReader args(argc, argv); args.Next();) {
+    if (args.Is("--data")) {
+      o.data = args.Value();
+    } else if (args.Is("--passes")) {
+      o.passes = std::stoi(args.Value());
+    } else if (args.Is("--builds")) {
+      o.builds = std::stoi(args.Value());
+    } else if (args.Is("--queries")) {
+      o.debian_queries = std::stoul(args.Value());
+    } else if (args.Is("--seed")) {
+      o.seed = std::stoull(args.Value());
+    } else if (args.Is("--only")) {
+      o.only = args.Value();
     } else {
-      throw std::runtime_error("unknown argument " + a +
-                               " (--data DIR --passes N --builds N --queries N --seed S "
-                               "--only scifact|debian|filter)");
+      args.Unknown(
+          "--data DIR --passes N --builds N --queries N --seed S "
+          "--only scifact|debian|filter");
     }
   }
   return o;
@@ -618,8 +606,8 @@ Options ParseArgs(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   using namespace engram::bench;
-  try {
-    Options opt = ParseArgs(argc, argv);
+  return RunGuarded("text_benchmark", [&] {
+    const Options opt = ParseArgs(argc, argv);
     fmt::print(
         "# engram full-text benchmark\n\ndata: {}; single thread; SQLite {}; Xapian {}; "
         "{} timed passes after one warm-up; index build: median of {}\n",
@@ -628,9 +616,5 @@ int main(int argc, char** argv) {
     bool plain = opt.only.empty() || opt.only == "debian";
     bool filtered = opt.only.empty() || opt.only == "filter";
     if (plain || filtered) RunDebian(opt, plain, filtered);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "text_benchmark: %s\n", e.what());
-    return 1;
-  }
-  return 0;
+  });
 }

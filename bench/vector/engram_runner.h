@@ -1,0 +1,37 @@
+// engram in the vector benchmark: a VectorIndex (HNSW with the planner) built
+// with PutBatch on the benchmark's threads, searched through
+// VectorIndex::Search with the planner and with each plan forced, so the
+// tables show what the planner chose against the alternatives.
+#ifndef ENGRAM_BENCH_VECTOR_ENGRAM_RUNNER_H_
+#define ENGRAM_BENCH_VECTOR_ENGRAM_RUNNER_H_
+
+#include <memory>
+#include <vector>
+
+#include "data.h"
+#include "peers.h"
+#include "sweep.h"
+
+namespace engram::bench {
+
+class EngramSystem {
+ public:
+  EngramSystem(const Dataset& d, const HnswParams& params);
+  ~EngramSystem();
+  // PutBatch of every record (ids = record numbers) on `threads` threads.
+  BuildInfo Build(std::size_t threads);
+  // "engram planner" (ef sweep with 0 = the planner's default first), forced
+  // "graph" and "graph_two_hop" (ef sweeps; two-hop on filtered cases only),
+  // and forced "exact".
+  std::vector<Variant> Variants();
+  // "avx2" or "portable" (the distance kernels in use).
+  static std::string Kernel();
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+}  // namespace engram::bench
+
+#endif  // ENGRAM_BENCH_VECTOR_ENGRAM_RUNNER_H_

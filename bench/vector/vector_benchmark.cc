@@ -1,0 +1,213 @@
+// engram's end-to-end filtered vector search benchmark (issue 4; results in
+// bench/RESULTS.md). For each dataset (data.h) it builds engram's VectorIndex,
+// FAISS IndexHNSWFlat, FAISS IndexFlat and hnswlib on the same vectors (M 16,
+// efConstruction 200, builds on 2 threads), then for every filter (filters.h:
+// 100 %, and 50, 10, 1, 0.1 % each uncorrelated, correlated, anti-correlated)
+// sweeps ef for every system (sweep.h) and measures recall@10 against the exact
+// filtered answer and single-thread QPS. Outputs (report.h): a CSV of every
+// point, plot data for plot.gp, and a Markdown summary on stdout and in a file.
+//
+// Usage: vector_benchmark [--datasets sift5k,fasttext,synthetic-100k,synthetic-1m]
+//   [--data DIR] [--work DIR] [--out DIR] [--queries N] [--queries-1m N]
+//   [--efs 10,16,...] [--m 16] [--ef-construction 200] [--threads 2]
+//   [--seed S] [--min-seconds X] [--max-ms-per-query X] [--clock cpu|wall]
+//   [--systems engram,faiss,hnswlib]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <fmt/core.h>
+#include <fmt/ranges.h>
+
+#include "common/cli.h"
+#include "common/format.h"
+#include "data.h"
+#include "engram_runner.h"
+#include "filters.h"
+#include "peers.h"
+#include "report.h"
+#include "sweep.h"
+
+#ifndef ENGRAM_DATA_DIR
+#define ENGRAM_DATA_DIR "../shared/data"
+#endif
+#ifndef ENGRAM_BENCH_WORK_DIR
+#define ENGRAM_BENCH_WORK_DIR "build/vector-data"
+#endif
+
+namespace engram::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  std::string data = ENGRAM_DATA_DIR;
+  std::string work = ENGRAM_BENCH_WORK_DIR;  // prepared data and ground-truth cache
+  std::string out;                           // results (default: <work>/../vector-results)
+  std::vector<std::string> datasets = {"sift5k", "fasttext", "synthetic-100k"};
+  std::size_t queries = 200;
+  std::size_t queries_1m = 100;
+  HnswParams hnsw{16, 200, 10, {10, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512}};
+  std::size_t threads = 2;
+  std::uint64_t seed = 20261121;
+  std::vector<std::string> systems = {"engram", "faiss", "hnswlib"};
+  SweepOptions sweep;
+  double recall = 0.95;
+};
+
+bool Has(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+Dataset Load(const Options& o, const std::string& name) {
+  if (name == "sift5k") return LoadSift(o.data, o.queries, 50, o.seed);
+  if (name == "fasttext") return LoadFastText(o.work + "/fasttext-debian.tsv", o.queries, o.seed);
+  if (name == "synthetic-100k") return MakeSynthetic(name, 100'000, 128, 1000, o.queries, o.seed);
+  if (name == "synthetic-1m")
+    return MakeSynthetic(name, 1'000'000, 128, 1000, o.queries_1m, o.seed);
+  throw std::runtime_error("unknown dataset " + name);
+}
+
+std::string RunDataset(const Options& o, const std::string& name, AimTally* tally) {
+  auto t0 = Clock::now();
+  fmt::print(stderr, "[{}] loading\n", name);
+  const Dataset d = Load(o, name);
+  fmt::print(stderr, "[{}] {} vectors x {}, {} queries, {} labels\n", name, d.n(), d.dim, d.nq(),
+             d.num_labels);
+  const bool with_engram = Has(o.systems, "engram");
+  std::vector<BuildInfo> builds;
+  std::vector<Variant> variants;
+  EngramSystem engram(d, o.hnsw);
+  FaissPeers faiss(d, o.hnsw);
+  HnswlibPeer hnswlib(d, o.hnsw);
+  auto report = [&](const BuildInfo& b) {
+    fmt::print(stderr, "[{}] built {} in {:.2f} s ({:.0f} bytes/vector)\n", name, b.system,
+               b.seconds, b.bytes_per_vector);
+    builds.push_back(b);
+  };
+  if (with_engram) {
+    report(engram.Build(o.threads));
+    for (Variant& v : engram.Variants()) variants.push_back(std::move(v));
+  }
+  if (Has(o.systems, "faiss")) {
+    report(faiss.BuildHnsw(o.threads));
+    report(faiss.BuildFlat());
+    for (Variant& v : faiss.Variants()) variants.push_back(std::move(v));
+  }
+  if (Has(o.systems, "hnswlib")) {
+    report(hnswlib.Build(o.threads));
+    for (Variant& v : hnswlib.Variants()) variants.push_back(std::move(v));
+  }
+
+  fmt::print(stderr, "[{}] exact neighbourhoods (cached in {})\n", name, o.work);
+  const LabelIndex labels = BuildLabelIndex(d, 100, o.threads, o.work);
+  std::vector<Point> points;
+  for (const FilterSpec& spec : StandardFilters()) {
+    std::vector<roaring::Roaring> allowed;
+    std::vector<const roaring::Roaring*> ptrs;
+    if (spec.correlation != Correlation::kNone) {
+      allowed.reserve(d.nq());
+      for (std::size_t q = 0; q < d.nq(); ++q)
+        allowed.push_back(MakeAllowed(d, labels, spec, q, o.seed));
+      for (const auto& a : allowed) ptrs.push_back(&a);
+    }
+    fmt::print(stderr, "[{}] {}: exact filtered top-{} (cached)\n", name, spec.Name(), o.hnsw.k);
+    const auto truth = ExactTopK(d, ptrs, o.hnsw.k, o.threads, o.work,
+                                 fmt::format("{}-seed{}", spec.Name(), o.seed));
+    CaseView view{&d, spec, &allowed};
+    for (Point& p : RunCase(view, truth, variants, o.sweep)) points.push_back(std::move(p));
+  }
+  WriteCsv(fmt::format("{}/{}.csv", o.out, d.name), points);
+  WritePlotData(o.out + "/plot", d, points);
+  std::string md = Summary(d, builds, points, o.recall, with_engram, tally);
+  fmt::print(stderr, "[{}] done in {:.0f} s\n", name,
+             std::chrono::duration<double>(Clock::now() - t0).count());
+  return md;
+}
+
+Options ParseArgs(int argc, char** argv) {
+  Options o;
+  for (ArgReader args(argc, argv); args.Next();) {
+    if (args.Is("--datasets")) {
+      o.datasets = args.List();
+    } else if (args.Is("--data")) {
+      o.data = args.Value();
+    } else if (args.Is("--work")) {
+      o.work = args.Value();
+    } else if (args.Is("--out")) {
+      o.out = args.Value();
+    } else if (args.Is("--queries")) {
+      o.queries = std::stoul(args.Value());
+    } else if (args.Is("--queries-1m")) {
+      o.queries_1m = std::stoul(args.Value());
+    } else if (args.Is("--efs")) {
+      o.hnsw.efs.clear();
+      for (const std::string& e : args.List()) o.hnsw.efs.push_back(std::stoul(e));
+    } else if (args.Is("--m")) {
+      o.hnsw.m = std::stoul(args.Value());
+    } else if (args.Is("--ef-construction")) {
+      o.hnsw.ef_construction = std::stoul(args.Value());
+    } else if (args.Is("--threads")) {
+      o.threads = std::stoul(args.Value());
+    } else if (args.Is("--seed")) {
+      o.seed = std::stoull(args.Value());
+    } else if (args.Is("--min-seconds")) {
+      o.sweep.min_seconds = std::stod(args.Value());
+    } else if (args.Is("--max-ms-per-query")) {
+      o.sweep.max_ms_per_query = std::stod(args.Value());
+    } else if (args.Is("--clock")) {
+      const std::string c = args.Value();
+      if (c != "cpu" && c != "wall") throw std::runtime_error("--clock cpu|wall");
+      o.sweep.cpu_clock = c == "cpu";
+    } else if (args.Is("--systems")) {
+      o.systems = args.List();
+    } else {
+      args.Unknown("see the usage in vector_benchmark.cc");
+    }
+  }
+  if (o.out.empty())
+    o.out = (std::filesystem::path(o.work).parent_path() / "vector-results").string();
+  return o;
+}
+
+}  // namespace
+}  // namespace engram::bench
+
+int main(int argc, char** argv) {
+  using namespace engram::bench;
+  return RunGuarded("vector_benchmark", [&] {
+    const Options o = ParseArgs(argc, argv);
+    std::string md = fmt::format(
+        "# engram vector benchmark\n\nrecall@{} against the exact filtered top-{}; queries on one "
+        "thread; builds on {} threads; HNSW M {} and efConstruction {} for every graph; ef sweep "
+        "{}; seed {}; engram distance kernels: {}; QPS from {}\n",
+        o.hnsw.k, o.hnsw.k, o.threads, o.hnsw.m, o.hnsw.ef_construction,
+        fmt::format("{}", fmt::join(o.hnsw.efs, ",")), o.seed, EngramSystem::Kernel(),
+        o.sweep.cpu_clock ? "the query thread's CPU time (--clock cpu)"
+                          : "wall time (--clock wall)");
+    fmt::print("{}", md);
+    std::fflush(stdout);
+    AimTally tally;
+    for (const std::string& name : o.datasets) {
+      std::string section = RunDataset(o, name, &tally);
+      fmt::print("{}", section);
+      std::fflush(stdout);
+      md += section;
+      std::filesystem::create_directories(o.out);
+      std::ofstream(fmt::format("{}/{}.md", o.out, name), std::ios::trunc) << section;
+    }
+    if (tally.cases > 0) {
+      std::string aims = fmt::format(
+          "\nAims over these datasets: recall >= {} reached in {} of {} cases; speed aim met in "
+          "{} of {}; build no slower than FAISS on {} of {} datasets.\n",
+          o.recall, tally.recall_met, tally.cases, tally.speed_met, tally.speed_cases,
+          tally.build_met, tally.build_cases);
+      fmt::print("{}", aims);
+    }
+  });
+}
