@@ -154,28 +154,29 @@ int RunCollectionCreate(const EngineOptions& o, std::ostream& out, std::ostream&
 int RunCollectionList(const EngineOptions& o, std::ostream& out, std::ostream& err) {
   StatusOr<std::unique_ptr<Engine>> engine = Engine::Open(o.db);
   if (!engine.ok()) return ReportStatus(engine.status(), err);
+  const std::vector<CollectionInfo> collections = (*engine)->ListCollections();
   Json list = Json::array();
-  for (const CollectionInfo& info : (*engine)->ListCollections()) {
+  for (const CollectionInfo& info : collections) {
     Json text = Json::array();
     for (const TextFieldSpec& f : info.spec.text)
       text.push_back({{"name", f.name}, {"weight", f.weight}});
-    Json c = {{"name", info.spec.name}, {"records", info.records}, {"text", text}};
-    if (info.spec.vector_dim > 0) {
-      c["vectors"] = {{"dim", info.spec.vector_dim}, {"metric", info.spec.metric}};
-    }
-    if (o.json) {
-      list.push_back(c);
-    } else {
+    if (!o.json) {
       out << info.spec.name << "  " << info.records << " records";
       if (!info.spec.text.empty()) out << ", text " << text.dump();
       if (info.spec.vector_dim > 0)
         out << ", vectors " << info.spec.vector_dim << ':' << info.spec.metric;
       out << '\n';
+      continue;
     }
+    Json c = {{"name", info.spec.name}, {"records", info.records}, {"text", text}};
+    if (info.spec.vector_dim > 0) {
+      c["vectors"] = {{"dim", info.spec.vector_dim}, {"metric", info.spec.metric}};
+    }
+    list.push_back(c);
   }
   if (o.json) {
     out << Dump(Json{{"collections", list}}) << '\n';
-  } else if (list.empty() && (*engine)->ListCollections().empty()) {
+  } else if (collections.empty()) {
     out << "no collections in " << o.db << '\n';
   }
   return 0;

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "base/status.h"
+#include "engine/internal.h"
 #include "schema/record.h"
 #include "vector/metric.h"
 
@@ -172,6 +173,11 @@ StatusOr<PreparedRecord> Collection::Reload(std::string_view body,
   return out;
 }
 
+Checked<filter::CompiledFilter> Collection::CompileFilter(FilterDialect dialect,
+                                                          std::string_view text) const {
+  return filter::Compile(ToInternal(dialect), text, spec_.schema.get());
+}
+
 std::optional<std::uint32_t> Collection::Find(std::string_view id) const {
   auto it = docs_.find(std::string(id));
   if (it == docs_.end()) return std::nullopt;
@@ -203,11 +209,11 @@ Status Collection::Put(const std::vector<std::uint32_t>& docs, std::vector<Prepa
       vector_ids.push_back(doc);
       vector_rows.insert(vector_rows.end(), r.vector.begin(), r.vector.end());
     }
-    if (progress && !vectors_ && (i + 1) % 1024 == 0) progress(i + 1);
+    if (progress && (i + 1) % 1024 == 0) progress(i + 1);
   }
   if (!vector_ids.empty()) {
-    if (!stage) return vectors_->PutBatch(vector_ids, vector_rows, threads, progress);
-    RETURN_IF_ERROR(vectors_->Stage(vector_ids, vector_rows, threads));
+    RETURN_IF_ERROR(stage ? vectors_->Stage(vector_ids, vector_rows, threads)
+                          : vectors_->PutBatch(vector_ids, vector_rows, threads));
   }
   if (progress) progress(records.size());
   return Status::Ok();

@@ -22,6 +22,7 @@
 #include "engram/diagnostic.h"
 #include "engram/engine.h"
 #include "engram/status.h"
+#include "filter/compiler.h"
 #include "index/metadata_index.h"
 #include "schema/schema.h"
 #include "search/search.h"
@@ -60,6 +61,9 @@ class Collection {
   const Schema& schema() const { return *spec_.schema.get(); }
   bool has_text() const { return text_.has_value(); }
   bool has_vectors() const { return vectors_.has_value(); }
+
+  // Compiles a filter against this collection's schema.
+  Checked<filter::CompiledFilter> CompileFilter(FilterDialect dialect, std::string_view text) const;
 
   // Checks one record's JSON text; the Diagnostic names the field.
   Checked<PreparedRecord> Prepare(std::string_view json_text) const;

@@ -33,7 +33,7 @@ Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Engine::~Engine() {
   impl_->StopLinker();
   // Records are durable already; a snapshot only makes the next open faster.
-  for (const CollectionInfo& info : ListCollections()) (void)Checkpoint(info.spec.name);
+  for (const auto& c : impl_->All()) (void)Checkpoint(c->spec().name);
 }
 
 namespace {
@@ -45,14 +45,9 @@ void Engine::Impl::RunLinker() {
   std::unique_lock<std::mutex> wake(linker_mutex);
   while (!linker_stop) {
     wake.unlock();
-    std::vector<std::shared_ptr<Collection>> all;
-    {
-      std::lock_guard<std::mutex> lock(collections_mutex);
-      for (const auto& [name, c] : collections) all.push_back(c);
-    }
     bool linked = false, writer_waiting = false;
     const std::int64_t now = std::chrono::steady_clock::now().time_since_epoch().count();
-    for (const auto& c : all) {
+    for (const auto& c : All()) {
       if (c->writers_waiting.load() > 0 || now - c->last_write_ns.load() < kWritePauseNs) {
         writer_waiting = true;  // a write goes first; link in the pause after
         continue;
@@ -74,6 +69,13 @@ void Engine::Impl::StopLinker() {
   }
   linker_wake.notify_all();
   if (linker.joinable()) linker.join();
+}
+
+std::vector<std::shared_ptr<Collection>> Engine::Impl::All() const {
+  std::lock_guard<std::mutex> lock(collections_mutex);
+  std::vector<std::shared_ptr<Collection>> all;
+  for (const auto& [name, c] : collections) all.push_back(c);
+  return all;
 }
 
 StatusOr<std::shared_ptr<Collection>> Engine::Impl::Find(std::string_view name) const {
@@ -129,13 +131,8 @@ Status Engine::DropCollection(std::string_view name) {
 }
 
 std::vector<CollectionInfo> Engine::ListCollections() const {
-  std::vector<std::shared_ptr<Collection>> all;
-  {
-    std::lock_guard<std::mutex> lock(impl_->collections_mutex);
-    for (const auto& [name, c] : impl_->collections) all.push_back(c);
-  }
   std::vector<CollectionInfo> out;
-  for (const auto& c : all) {
+  for (const auto& c : impl_->All()) {
     std::shared_lock<std::shared_mutex> lock(c->mutex());
     out.push_back(CollectionInfo{c->spec(), c->size()});
   }
@@ -237,8 +234,7 @@ StatusOr<WriteResult> Engine::Delete(std::string_view collection,
 StatusOr<WriteResult> Engine::DeleteWhere(std::string_view collection, FilterDialect dialect,
                                           std::string_view filter_text) {
   ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
-  Checked<filter::CompiledFilter> compiled =
-      filter::Compile(ToInternal(dialect), filter_text, c->spec().schema.get());
+  Checked<filter::CompiledFilter> compiled = c->CompileFilter(dialect, filter_text);
   if (!compiled.ok()) {
     WriteResult rejected;
     rejected.rejected = compiled.diagnostic();
@@ -321,7 +317,7 @@ StatusOr<SearchResponse> Engine::Search(std::string_view collection,
   std::optional<Checked<filter::CompiledFilter>> compiled;
   if (!request.filter.empty()) {
     const FilterDialect dialect = request.dialect.value_or(FilterDialect::kVectorFilter);
-    compiled.emplace(filter::Compile(ToInternal(dialect), request.filter, c->spec().schema.get()));
+    compiled.emplace(c->CompileFilter(dialect, request.filter));
     if (!compiled->ok()) {
       rejected.rejected = compiled->diagnostic();
       return rejected;
@@ -331,14 +327,7 @@ StatusOr<SearchResponse> Engine::Search(std::string_view collection,
   }
   if (request.query) {
     text::QueryOptions options;
-    if (!request.anchor.empty()) {
-      options.anchor = text::ParseDate(request.anchor);
-      if (!options.anchor) {
-        rejected.rejected = Diagnostic{400, "query.invalid_anchor", "anchor",
-                                       "anchor: '" + request.anchor + "' is not a date YYYY-MM-DD"};
-        return rejected;
-      }
-    }
+    if ((rejected.rejected = SetQueryAnchor(request.anchor, "anchor", &options))) return rejected;
     Checked<text::Query> q = text::ParseQuery(*request.query, options);
     if (!q.ok()) {
       rejected.rejected = q.diagnostic();

@@ -49,6 +49,8 @@ struct Engine::Impl {
   mutable std::mutex retrieve_mutex;
   std::map<std::string, std::shared_ptr<const RetrieveState>, std::less<>> retrieves;
 
+  // Every open collection, as of now.
+  std::vector<std::shared_ptr<engine::Collection>> All() const;
   // The open collection `name`, or NotFound.
   StatusOr<std::shared_ptr<engine::Collection>> Find(std::string_view name) const;
 

@@ -303,6 +303,14 @@ TEST_F(EngineTest, SearchRejectsBadInputWithLocation) {
   ASSERT_TRUE(s->rejected);
   EXPECT_NE(s->rejected->message.find("vector"), std::string::npos) << s->rejected->message;
   EXPECT_EQ(e->Search("nope", r).status().code(), StatusCode::kNotFound);
+  r = SearchRequest{};
+  r.query = "wolf last friday";
+  r.anchor = "2025-02-30";
+  s = e->Search("lore", r);
+  ASSERT_TRUE(s.ok());
+  ASSERT_TRUE(s->rejected);
+  EXPECT_EQ(s->rejected->kind, "query.invalid_anchor");
+  EXPECT_EQ(s->rejected->path, "anchor");
 }
 
 // FILTERS.md §1.6: a retrieve configuration's filter is replaced atomically

@@ -1,14 +1,24 @@
 // What the engine's implementation files share and front-ends never see:
-// the mapping of public enums to the internal ones.
+// the mapping of public enums to the internal ones, and the query anchor.
 #ifndef ENGRAM_ENGINE_INTERNAL_H_
 #define ENGRAM_ENGINE_INTERNAL_H_
 
+#include <optional>
+#include <string_view>
+
+#include "engram/diagnostic.h"
 #include "engram/filter.h"
 #include "filter/dialects/dialect.h"
+#include "text/query/query.h"
 
 namespace engram {
 
 filter::Dialect ToInternal(FilterDialect dialect);
+
+// Sets options->anchor from `anchor` (YYYY-MM-DD; empty leaves it unset, so
+// today). A Diagnostic "query.invalid_anchor" at `path` when it is not a date.
+std::optional<Diagnostic> SetQueryAnchor(std::string_view anchor, std::string_view path,
+                                         text::QueryOptions* options);
 
 }  // namespace engram
 

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "base/json.h"
+#include "engine/internal.h"
 #include "engram/query.h"
 #include "text/query/aliases.h"
 #include "text/query/query.h"
@@ -40,6 +41,16 @@ StatusOr<QueryAliases> QueryAliases::Load(const std::string& path) {
   return std::move(parsed).value();
 }
 
+std::optional<Diagnostic> SetQueryAnchor(std::string_view anchor, std::string_view path,
+                                         text::QueryOptions* options) {
+  if (anchor.empty()) return std::nullopt;
+  options->anchor = text::ParseDate(anchor);
+  if (options->anchor) return std::nullopt;
+  return Diagnostic{400, "query.invalid_anchor", std::string(path),
+                    "query.invalid_anchor: '" + std::string(anchor) +
+                        "' is not a date YYYY-MM-DD (years 0001-9999)"};
+}
+
 bool IsValidQueryAnchor(std::string_view anchor) {
   return text::ParseDate(anchor).has_value();
 }
@@ -48,14 +59,7 @@ Checked<ParsedQuery> ParsedQuery::Parse(std::string_view query_text, const Query
   text::QueryOptions o;
   o.profile = options.profile == QueryProfile::kDefault ? text::Profile::kDefault
                                                         : text::Profile::kJeffsBrain;
-  if (!options.anchor.empty()) {
-    o.anchor = text::ParseDate(options.anchor);
-    if (!o.anchor) {
-      return Diagnostic{400, "query.invalid_anchor", "",
-                        "query.invalid_anchor: '" + options.anchor +
-                            "' is not a date YYYY-MM-DD (years 0001-9999)"};
-    }
-  }
+  if (std::optional<Diagnostic> bad = SetQueryAnchor(options.anchor, "", &o)) return *bad;
   o.aliases = options.aliases.table_.get();
   o.max_chars = options.max_chars;
   Checked<text::Query> q = text::ParseQuery(query_text, o);

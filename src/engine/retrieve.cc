@@ -21,8 +21,7 @@ Checked<std::shared_ptr<const filter::CompiledFilter>> CompileOrClear(FilterDial
                                                                       std::string_view text,
                                                                       const engine::Collection& c) {
   if (Blank(text)) return std::shared_ptr<const filter::CompiledFilter>();
-  Checked<filter::CompiledFilter> compiled =
-      filter::Compile(ToInternal(dialect), text, c.spec().schema.get());
+  Checked<filter::CompiledFilter> compiled = c.CompileFilter(dialect, text);
   if (!compiled.ok()) return compiled.diagnostic();
   return std::make_shared<const filter::CompiledFilter>(std::move(compiled).value());
 }

@@ -121,17 +121,8 @@ void VectorIndex::Relink(std::size_t threads) {
 
 Status VectorIndex::Put(std::uint32_t id, std::span<const float> vector) {
   RETURN_IF_ERROR(store_->Put(id, vector));
-  if (nav_) {
-    const double n2 = Norm2(store_->Get(id), store_->dim());
-    if (n2 > phi2_) {
-      phi2_ = static_cast<float>(n2 * kNavHeadroom);
-      Relink(1);
-      return Status::Ok();
-    }
-    RETURN_IF_ERROR(PutNav(id));
-  }
-  graph_.Insert(id);
-  return Status::Ok();
+  pending_.remove(id);
+  return Link({id}, 1, {});
 }
 
 StatusOr<std::vector<std::uint32_t>> VectorIndex::StoreBatch(std::span<const std::uint32_t> ids,
@@ -160,12 +151,16 @@ StatusOr<std::vector<std::uint32_t>> VectorIndex::StoreBatch(std::span<const std
   return stored;
 }
 
+double VectorIndex::LongestNorm2(const std::vector<std::uint32_t>& ids) const {
+  double longest = 0;
+  for (std::uint32_t id : ids) longest = std::max(longest, Norm2(store_->Get(id), store_->dim()));
+  return longest;
+}
+
 Status VectorIndex::Link(const std::vector<std::uint32_t>& ids, std::size_t threads,
                          const std::function<void(std::size_t)>& progress) {
   if (nav_) {
-    const std::size_t dim = store_->dim();
-    double longest = 0;
-    for (std::uint32_t id : ids) longest = std::max(longest, Norm2(store_->Get(id), dim));
+    const double longest = LongestNorm2(ids);
     if (longest > phi2_) {
       phi2_ = static_cast<float>(longest * kNavHeadroom);
       pending_ = roaring::Roaring();  // Relink links every stored record
@@ -190,15 +185,11 @@ Status VectorIndex::PutBatch(std::span<const std::uint32_t> ids, std::span<const
 Status VectorIndex::Stage(std::span<const std::uint32_t> ids, std::span<const float> vectors,
                           std::size_t threads) {
   ASSIGN_OR_RETURN(std::vector<std::uint32_t> stored, StoreBatch(ids, vectors));
-  if (nav_) {
-    // A vector beyond the dot copy's norm bound relinks everything now, so
+  if (nav_ && LongestNorm2(stored) > phi2_) {
+    // Beyond the dot copy's norm bound: Link relinks everything now, so
     // that a staged record always fits the bound (images rely on it).
-    for (std::uint32_t id : stored) {
-      if (Norm2(store_->Get(id), store_->dim()) > phi2_) {
-        for (std::uint32_t s : stored) pending_.remove(s);
-        return Link(stored, threads, {});
-      }
-    }
+    for (std::uint32_t id : stored) pending_.remove(id);
+    return Link(stored, threads, {});
   }
   std::vector<std::uint32_t> relink;
   for (std::uint32_t id : stored) {

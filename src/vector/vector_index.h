@@ -112,6 +112,8 @@ class VectorIndex {
   // Validates and stores a batch; the distinct ids, last vector winning.
   StatusOr<std::vector<std::uint32_t>> StoreBatch(std::span<const std::uint32_t> ids,
                                                   std::span<const float> vectors);
+  // The largest squared norm among stored records `ids`.
+  double LongestNorm2(const std::vector<std::uint32_t>& ids) const;
   // Links stored records into the graph (the dot copy first).
   Status Link(const std::vector<std::uint32_t>& ids, std::size_t threads,
               const std::function<void(std::size_t)>& progress);
