@@ -16,20 +16,12 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
-if [[ -z "${BUILD_DIR:-}" ]]; then
-  cmake --preset bench >/dev/null
-  cmake --build --preset bench --target engine_benchmark
-  BUILD_DIR=build/bench
-else
-  cmake --build "$BUILD_DIR" --target engine_benchmark
-fi
+source bench/common/run_common.sh
+bench_build engine_benchmark
 if [[ -z "${VECTORS:-}" ]]; then
   bench/vector/prepare_fasttext.sh "$BUILD_DIR/vector-data"
   VECTORS=$BUILD_DIR/vector-data/fasttext-debian.tsv
 fi
-echo "# machine"
-lscpu | grep -E '^(Model name|CPU\(s\)|L2 cache|L3 cache):' | sed 's/  */ /g'
-free -g | sed -n 2p | awk '{print "Memory: " $2 " GiB"}'
-uptime
+bench_machine
 echo "command: $BUILD_DIR/bench/engine/engine_benchmark --vectors $VECTORS $*"
 exec "$BUILD_DIR/bench/engine/engine_benchmark" --vectors "$VECTORS" "$@"

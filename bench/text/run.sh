@@ -11,15 +11,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
-if [[ -z "${BUILD_DIR:-}" ]]; then
-  cmake --preset bench >/dev/null
-  cmake --build --preset bench --target text_benchmark
-  BUILD_DIR=build/bench
-else
-  cmake --build "$BUILD_DIR" --target text_benchmark
-fi
-echo "# machine"
-lscpu | grep -E '^(Model name|CPU\(s\)|L2 cache|L3 cache):' | sed 's/  */ /g'
-free -g | sed -n 2p | awk '{print "Memory: " $2 " GiB"}'
-uptime
+source bench/common/run_common.sh
+bench_build text_benchmark
+bench_machine
 exec "$BUILD_DIR/bench/text/text_benchmark" "$@"

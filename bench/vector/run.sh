@@ -35,14 +35,8 @@ done
 [[ ${#datasets[@]} -eq 0 ]] && datasets=(sift5k fasttext synthetic-100k)
 [[ $add_1m -eq 1 ]] && datasets+=(synthetic-1m)
 
-if [[ -z "${BUILD_DIR:-}" ]]; then
-  cmake --preset bench >/dev/null
-  cmake --build --preset bench --target vector_benchmark >&2
-  BUILD_DIR=build/bench
-else
-  cmake --build "$BUILD_DIR" --target vector_benchmark >&2
-fi
-BUILD_DIR=$(cd "$BUILD_DIR" && pwd)
+source bench/common/run_common.sh
+bench_build vector_benchmark
 work=$BUILD_DIR/vector-data
 results=$BUILD_DIR/vector-results
 
@@ -50,10 +44,7 @@ for d in "${datasets[@]}"; do
   [[ $d == fasttext ]] && bench/vector/prepare_fasttext.sh "$work"
 done
 
-echo "# machine"
-lscpu | grep -E '^(Model name|CPU\(s\)|L2 cache|L3 cache):' | sed 's/  */ /g'
-free -g | sed -n 2p | awk '{print "Memory: " $2 " GiB"}'
-uptime
+bench_machine
 list=$(IFS=,; echo "${datasets[*]}")
 "$BUILD_DIR/bench/vector/vector_benchmark" --datasets "$list" --work "$work" --out "$results" \
   ${extra[@]+"${extra[@]}"}
