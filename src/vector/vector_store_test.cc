@@ -1,8 +1,6 @@
 #include "vector/vector_store.h"
 
 #include <cmath>
-#include <cstdlib>
-#include <fstream>
 #include <limits>
 #include <random>
 #include <string>
@@ -11,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "base/bytes.h"
+#include "base/test_seed_files.h"
 
 namespace engram::vector {
 namespace {
@@ -270,13 +269,7 @@ TEST(VectorStore, FuzzSeedsAreCurrentImages) {
       {"dot_2", Sample(Metric::kDot, 2, 6, 6).Serialize()},
       {"l2_5", Sample(Metric::kL2, 5, 10, 7).Serialize()},
       {"empty", VectorStore(4, Metric::kL2).Serialize()}};
-  for (const auto& [name, image] : seeds) {
-    if (std::getenv("ENGRAM_WRITE_SEEDS")) std::ofstream(dir + name, std::ios::binary) << image;
-    std::ifstream in(dir + name, std::ios::binary);
-    ASSERT_TRUE(in.good()) << dir + name;
-    std::string stored((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    EXPECT_EQ(stored, image) << dir + name << " is stale: rerun with ENGRAM_WRITE_SEEDS=1";
-  }
+  engram::testing::ExpectSeedFilesCurrent(dir, seeds);
 }
 
 }  // namespace

@@ -1,7 +1,4 @@
 // Serialize/Load: round trip, and every truncation or corruption rejected.
-#include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <random>
 #include <string>
 #include <utility>
@@ -9,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "base/test_seed_files.h"
 #include "text/index/text_index.h"
 
 namespace engram::text {
@@ -94,13 +92,7 @@ TEST(Serialize, FuzzSeedsAreCurrentImages) {
       {"small_0", Small(Stemmer::kNone).Serialize()},
       {"small_1", Small(Stemmer::kEnglish).Serialize()},
       {"empty", TextIndex(o).Serialize()}};
-  for (const auto& [name, image] : seeds) {
-    if (std::getenv("ENGRAM_WRITE_SEEDS")) std::ofstream(dir + name, std::ios::binary) << image;
-    std::ifstream in(dir + name, std::ios::binary);
-    ASSERT_TRUE(in.good()) << dir + name;
-    std::string stored((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    EXPECT_EQ(stored, image) << dir + name << " is stale: rerun with ENGRAM_WRITE_SEEDS=1";
-  }
+  engram::testing::ExpectSeedFilesCurrent(dir, seeds);
 }
 
 }  // namespace
