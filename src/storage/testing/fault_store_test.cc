@@ -80,6 +80,22 @@ std::unique_ptr<Store> OpenOn(const std::string& dir, const std::string& vfs) {
   return store.ok() ? std::move(store).value() : nullptr;
 }
 
+// Opens the store at `dir` on the fault VFS with no fault armed, then arms
+// `plan` for what the caller does next.
+std::unique_ptr<Store> OpenArmed(const std::string& dir, const FaultPlan& plan) {
+  Vfs().Disarm();
+  auto store = OpenOn(dir, Vfs().name());
+  Vfs().Arm(plan);
+  return store;
+}
+
+// A plan that fails the nth read.
+FaultPlan FailReadAt(std::uint64_t n) {
+  FaultPlan plan;
+  plan.fail_read_at = n;
+  return plan;
+}
+
 enum class Kind { kWrite, kTornWrite, kSync };
 
 // A closed store holding batches 0 and 1 (built once, copied per case: a
@@ -120,9 +136,6 @@ void RunWriteFaults(Kind kind) {
     Model with_batch = acknowledged;
     ApplyToModel(with_batch, Batch(2), 3);
     {
-      Vfs().Disarm();
-      auto store = OpenOn(dir.path(), Vfs().name());
-      ASSERT_NE(store, nullptr);
       FaultPlan plan;
       if (kind == Kind::kSync) {
         plan.fail_sync_at = n;
@@ -130,7 +143,8 @@ void RunWriteFaults(Kind kind) {
         plan.fail_write_at = n;
         plan.tear_writes = kind == Kind::kTornWrite;
       }
-      Vfs().Arm(plan);
+      auto store = OpenArmed(dir.path(), plan);
+      ASSERT_NE(store, nullptr);
       auto seq = store->Apply("c", Batch(2));
       const bool injected = Vfs().counters().injected > 0;
       Vfs().Disarm();
@@ -241,12 +255,8 @@ TEST(FaultStoreTest, ReadFaultsSurfaceAsIoError) {
   int hits = 0;
   for (std::uint64_t n = 1;; ++n) {
     ASSERT_LT(n, 5000u);
-    Vfs().Disarm();
-    auto store = OpenOn(dir.path(), Vfs().name());
+    auto store = OpenArmed(dir.path(), FailReadAt(n));
     ASSERT_NE(store, nullptr);
-    FaultPlan plan;
-    plan.fail_read_at = n;
-    Vfs().Arm(plan);
     std::size_t seen = 0;
     bool prefix_ok = true;
     Status status = store->ScanRecords("c", 0, [&](const RecordRow& r) {
@@ -272,12 +282,8 @@ TEST(FaultStoreTest, ReadFaultsSurfaceAsIoError) {
 
   for (std::uint64_t n = 1;; ++n) {
     ASSERT_LT(n, 100u);
-    Vfs().Disarm();
-    auto store = OpenOn(dir.path(), Vfs().name());
+    auto store = OpenArmed(dir.path(), FailReadAt(n));
     ASSERT_NE(store, nullptr);
-    FaultPlan plan;
-    plan.fail_read_at = n;
-    Vfs().Arm(plan);
     auto found = store->GetRecord("c", "id-205");
     auto snapshot = store->GetSnapshot("c", "text");
     const bool injected = Vfs().counters().injected > 0;
@@ -304,9 +310,7 @@ TEST(FaultStoreTest, ReadFaultsDuringOpen) {
   const Model expected = BuildStore(dir.path(), nullptr);
   for (std::uint64_t n = 1;; ++n) {
     ASSERT_LT(n, 100u);
-    FaultPlan plan;
-    plan.fail_read_at = n;
-    Vfs().Arm(plan);
+    Vfs().Arm(FailReadAt(n));
     auto store = OpenSqliteStoreWithVfs(dir.path(), Vfs().name());
     const bool injected = Vfs().counters().injected > 0;
     Vfs().Disarm();
