@@ -55,15 +55,38 @@ struct WriteResult {
   std::size_t rejected_index = 0;  // Upsert: the 0-based position of the bad record
 };
 
+// Who is asking (SEARCH.md §6). A scoped caller reads the records whose
+// `agent_id` is its agent plus those whose `scope` its read profile grants:
+// `private_plus_project` adds `scope == "project_shared"`, `all_scopes` adds
+// `project_shared` and `org_shared`. It writes and deletes only records whose
+// `agent_id` is its agent. The scope is ANDed outside any user filter, so no
+// filter can widen it. A collection without a string `agent_id` field is
+// closed to scoped callers (PermissionDenied); without a `scope` field only
+// the agent's own records are visible. No scope (nullopt): the store's owner,
+// who reads and writes everything.
+enum class ReadProfile { kPrivateOnly, kPrivatePlusProject, kAllScopes };
+std::optional<ReadProfile> ReadProfileFromName(std::string_view name);  // private_only|...
+std::string_view ReadProfileName(ReadProfile profile);
+
+struct Scope {
+  std::string agent;
+  ReadProfile profile = ReadProfile::kPrivateOnly;
+};
+
 enum class SearchMode { kText, kVector, kHybrid };
 enum class FilterMode { kAuto, kPre, kPost };
 
 std::optional<SearchMode> SearchModeFromName(std::string_view name);  // text|vector|hybrid
 std::optional<FilterMode> FilterModeFromName(std::string_view name);  // auto|pre|post
 
+// With neither `query` nor `vector` a search is a listing: the k records
+// passing the filter, newest `time_field` first (then by id; by id alone
+// when the collection has no time field), with relevance 1 and no
+// thresholds applied.
 struct SearchRequest {
   std::optional<std::string> query;          // the text query (QUERY_DSL.md, default profile)
   std::optional<std::vector<float>> vector;  // the query vector
+  std::optional<Scope> scope;                // the caller (SEARCH.md §6); nullopt: unscoped
   std::optional<SearchMode> mode;            // default: hybrid with both, else the one given
   std::optional<FilterDialect> dialect;
   std::string filter;  // the filter text in `dialect`; empty: none
@@ -136,21 +159,34 @@ class Engine {
   // field named. NotFound for an unknown collection; IoError when the store
   // fails (nothing acknowledged then). `progress` is called with the number
   // of records indexed so far.
+  // With a `scope`, every record's `agent_id` must be the scope's agent and
+  // no record may replace another agent's record: else the batch is
+  // `rejected` (kind "scope.forbidden", code 403) and nothing is written.
   StatusOr<WriteResult> Upsert(std::string_view collection,
                                std::span<const std::string_view> records,
-                               const std::function<void(std::size_t)>& progress = {});
-  // Deletes by id (absent ids are ignored) or by a filter, durably.
-  StatusOr<WriteResult> Delete(std::string_view collection, std::span<const std::string> ids);
+                               const std::function<void(std::size_t)>& progress = {},
+                               const std::optional<Scope>& scope = std::nullopt);
+  // Deletes by id (absent ids are ignored) or by a filter, durably. With a
+  // `scope`: ids the caller cannot read count as absent, and an id it can
+  // read but does not own is PermissionDenied (nothing deleted); DeleteWhere
+  // removes only the caller's own records that pass the filter.
+  StatusOr<WriteResult> Delete(std::string_view collection, std::span<const std::string> ids,
+                               const std::optional<Scope>& scope = std::nullopt);
   StatusOr<WriteResult> DeleteWhere(std::string_view collection, FilterDialect dialect,
-                                    std::string_view filter);
-  // The stored record as a JSON object text, or nullopt.
-  StatusOr<std::optional<std::string>> Get(std::string_view collection, std::string_view id) const;
+                                    std::string_view filter,
+                                    const std::optional<Scope>& scope = std::nullopt);
+  // The stored record as a JSON object text, or nullopt (also when `scope`
+  // cannot read it).
+  StatusOr<std::optional<std::string>> Get(std::string_view collection, std::string_view id,
+                                           const std::optional<Scope>& scope = std::nullopt) const;
 
   // Writes the collection's index snapshots, so that the next Open loads
   // them instead of rebuilding. Records are durable without it.
   Status Checkpoint(std::string_view collection);
 
-  // NotFound for an unknown collection; bad input comes back as `rejected`.
+  // NotFound for an unknown collection; PermissionDenied when `scope` is set
+  // and the collection is closed to scoped callers; bad input comes back as
+  // `rejected`.
   StatusOr<SearchResponse> Search(std::string_view collection, const SearchRequest& request) const;
 
   // Named retrieve configurations. PutRetrieve validates the filter against
@@ -165,9 +201,11 @@ class Engine {
                                                         std::string_view filter);
   StatusOr<RetrieveSpec> GetRetrieve(std::string_view name) const;
   // Runs the configuration with a query (and a vector when the collection
-  // has vectors and no text).
+  // has vectors and no text), scoped as Search.
   StatusOr<SearchResponse> Retrieve(std::string_view name, std::string_view query,
-                                    std::optional<std::vector<float>> vector = std::nullopt) const;
+                                    std::optional<std::vector<float>> vector = std::nullopt,
+                                    const std::optional<Scope>& scope = std::nullopt) const;
+  std::vector<RetrieveSpec> ListRetrieves() const;
 
   struct Impl;
 

@@ -22,6 +22,7 @@ enum class StatusCode {
   kNotFound,            // a named thing (file, collection, record) does not exist
   kAlreadyExists,       // creating something that exists
   kFailedPrecondition,  // the system is not in a state where this can run
+  kPermissionDenied,    // the caller's scope does not allow it (SEARCH.md §6)
   kResourceExhausted,   // a limit was hit
   kIoError,             // the operating system refused a read or write
   kCorruption,          // stored data is not what it should be
@@ -48,6 +49,9 @@ class [[nodiscard]] Status {
   }
   static Status ResourceExhausted(std::string m) {
     return {StatusCode::kResourceExhausted, std::move(m)};
+  }
+  static Status PermissionDenied(std::string m) {
+    return {StatusCode::kPermissionDenied, std::move(m)};
   }
   static Status IoError(std::string m) { return {StatusCode::kIoError, std::move(m)}; }
   static Status Corruption(std::string m) { return {StatusCode::kCorruption, std::move(m)}; }

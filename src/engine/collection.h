@@ -91,6 +91,8 @@ class Collection {
   const std::string& body_of(std::uint32_t doc) const { return bodies_[doc]; }
   search::CollectionView View() const;
   const index::MetadataIndex& metadata() const { return metadata_; }
+  // The slot of the datetime field temporal hints and listings use.
+  std::optional<std::uint32_t> time_slot() const { return time_slot_; }
 
   // Index snapshots ("text", "vector") and their loading.
   std::optional<text::TextIndex>& text_index() { return text_; }

@@ -7,6 +7,8 @@
 
 #include "engine/engine_impl.h"
 #include "engine/internal.h"
+#include "engine/scope.h"
+#include "filter/eval/program.h"
 #include "text/query/query.h"
 
 namespace engram {
@@ -19,6 +21,25 @@ std::optional<SearchMode> SearchModeFromName(std::string_view name) {
   if (name == "vector") return SearchMode::kVector;
   if (name == "hybrid") return SearchMode::kHybrid;
   return std::nullopt;
+}
+
+std::optional<ReadProfile> ReadProfileFromName(std::string_view name) {
+  if (name == "private_only") return ReadProfile::kPrivateOnly;
+  if (name == "private_plus_project") return ReadProfile::kPrivatePlusProject;
+  if (name == "all_scopes") return ReadProfile::kAllScopes;
+  return std::nullopt;
+}
+
+std::string_view ReadProfileName(ReadProfile profile) {
+  switch (profile) {
+    case ReadProfile::kPrivateOnly:
+      return "private_only";
+    case ReadProfile::kPrivatePlusProject:
+      return "private_plus_project";
+    case ReadProfile::kAllScopes:
+      return "all_scopes";
+  }
+  return "private_only";
 }
 
 std::optional<FilterMode> FilterModeFromName(std::string_view name) {
@@ -37,6 +58,10 @@ Engine::~Engine() {
 }
 
 namespace {
+Diagnostic ForbiddenWrite(std::string path, std::string message) {
+  return Diagnostic{403, "scope.forbidden", std::move(path), std::move(message)};
+}
+
 constexpr std::size_t kLinkChunk = 256;             // records linked per hold of the exclusive lock
 constexpr std::int64_t kWritePauseNs = 50'000'000;  // 50 ms without a write: link
 }  // namespace
@@ -147,8 +172,14 @@ StatusOr<CollectionInfo> Engine::DescribeCollection(std::string_view name) const
 
 StatusOr<WriteResult> Engine::Upsert(std::string_view collection,
                                      std::span<const std::string_view> records,
-                                     const std::function<void(std::size_t)>& progress) {
+                                     const std::function<void(std::size_t)>& progress,
+                                     const std::optional<Scope>& scope) {
   ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
+  std::optional<filter::Program> owns;
+  if (scope) {
+    ASSIGN_OR_RETURN(filter::Node own, engine::ScopeOwnNode(c->schema(), *scope, collection));
+    owns.emplace(own, c->schema());
+  }
   // Check every record before anything is written: a rejected batch writes nothing.
   std::vector<PreparedRecord> prepared;
   prepared.reserve(records.size());
@@ -160,18 +191,42 @@ StatusOr<WriteResult> Engine::Upsert(std::string_view collection,
       rejected.rejected_index = i;
       return rejected;
     }
+    if (owns && !owns->Matches(r.value().slots)) {
+      WriteResult rejected;
+      rejected.rejected = ForbiddenWrite(
+          "agent_id", "a record's agent_id must be '" + scope->agent + "', the caller's agent");
+      rejected.rejected_index = i;
+      return rejected;
+    }
     prepared.push_back(std::move(r).value());
   }
   // The same id twice in a batch: the later record wins, as it would in two batches.
   std::unordered_map<std::string_view, std::size_t> last;
   for (std::size_t i = 0; i < prepared.size(); ++i) last[prepared[i].id] = i;
   std::vector<PreparedRecord> unique;
+  std::vector<std::size_t> positions;  // of `unique` in the batch
   unique.reserve(last.size());
   for (std::size_t i = 0; i < prepared.size(); ++i) {
-    if (last[prepared[i].id] == i) unique.push_back(std::move(prepared[i]));
+    if (last[prepared[i].id] != i) continue;
+    unique.push_back(std::move(prepared[i]));
+    positions.push_back(i);
   }
 
   std::lock_guard<std::mutex> writer(c->write_mutex());
+  if (owns) {
+    // Replacing a record is writing over its owner's: only the owner may.
+    std::shared_lock<std::shared_mutex> lock(c->mutex());
+    for (std::size_t i = 0; i < unique.size(); ++i) {
+      const std::optional<std::uint32_t> existing = c->Find(unique[i].id);
+      if (existing && !owns->Matches(*c->metadata().Row(*existing))) {
+        WriteResult rejected;
+        rejected.rejected = ForbiddenWrite(
+            "id", "record '" + unique[i].id + "' belongs to another agent and cannot be replaced");
+        rejected.rejected_index = positions[i];
+        return rejected;
+      }
+    }
+  }
   storage::WriteBatch batch;
   std::vector<std::uint32_t> docs;
   batch.puts.reserve(unique.size());
@@ -218,13 +273,29 @@ StatusOr<WriteResult> Engine::Impl::RemoveDocs(Collection& c,
   return result;
 }
 
-StatusOr<WriteResult> Engine::Delete(std::string_view collection,
-                                     std::span<const std::string> ids) {
+StatusOr<WriteResult> Engine::Delete(std::string_view collection, std::span<const std::string> ids,
+                                     const std::optional<Scope>& scope) {
   ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
+  std::optional<filter::Program> reads, owns;
+  if (scope) {
+    ASSIGN_OR_RETURN(filter::Node read, engine::ScopeReadNode(c->schema(), *scope, collection));
+    ASSIGN_OR_RETURN(filter::Node own, engine::ScopeOwnNode(c->schema(), *scope, collection));
+    reads.emplace(read, c->schema());
+    owns.emplace(own, c->schema());
+  }
   std::lock_guard<std::mutex> writer(c->write_mutex());
   std::vector<std::uint32_t> docs;
   for (const std::string& id : ids) {
-    if (std::optional<std::uint32_t> doc = c->Find(id)) docs.push_back(*doc);
+    std::optional<std::uint32_t> doc = c->Find(id);
+    if (!doc) continue;
+    if (scope) {
+      const std::vector<Value>& row = *c->metadata().Row(*doc);
+      if (!reads->Matches(row)) continue;  // invisible to the caller: as if absent
+      if (!owns->Matches(row)) {
+        return Status::PermissionDenied("record '" + id + "' belongs to another agent");
+      }
+    }
+    docs.push_back(*doc);
   }
   std::sort(docs.begin(), docs.end());
   docs.erase(std::unique(docs.begin(), docs.end()), docs.end());
@@ -232,13 +303,18 @@ StatusOr<WriteResult> Engine::Delete(std::string_view collection,
 }
 
 StatusOr<WriteResult> Engine::DeleteWhere(std::string_view collection, FilterDialect dialect,
-                                          std::string_view filter_text) {
+                                          std::string_view filter_text,
+                                          const std::optional<Scope>& scope) {
   ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
   Checked<filter::CompiledFilter> compiled = c->CompileFilter(dialect, filter_text);
   if (!compiled.ok()) {
     WriteResult rejected;
     rejected.rejected = compiled.diagnostic();
     return rejected;
+  }
+  if (scope) {
+    ASSIGN_OR_RETURN(filter::Node own, engine::ScopeOwnNode(c->schema(), *scope, collection));
+    compiled = engine::Restrict(&compiled.value(), std::move(own), c->spec().schema.get());
   }
   std::lock_guard<std::mutex> writer(c->write_mutex());
   std::vector<std::uint32_t> docs;
@@ -250,12 +326,18 @@ StatusOr<WriteResult> Engine::DeleteWhere(std::string_view collection, FilterDia
   return impl_->RemoveDocs(*c, docs);
 }
 
-StatusOr<std::optional<std::string>> Engine::Get(std::string_view collection,
-                                                 std::string_view id) const {
+StatusOr<std::optional<std::string>> Engine::Get(std::string_view collection, std::string_view id,
+                                                 const std::optional<Scope>& scope) const {
   ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
+  std::optional<filter::Program> reads;
+  if (scope) {
+    ASSIGN_OR_RETURN(filter::Node read, engine::ScopeReadNode(c->schema(), *scope, collection));
+    reads.emplace(read, c->schema());
+  }
   std::shared_lock<std::shared_mutex> lock(c->mutex());
   std::optional<std::uint32_t> doc = c->Find(id);
   if (!doc) return std::optional<std::string>();
+  if (reads && !reads->Matches(*c->metadata().Row(*doc))) return std::optional<std::string>();
   return std::optional<std::string>(c->body_of(*doc));
 }
 
@@ -309,6 +391,44 @@ StatusOr<SearchResponse> Engine::Impl::Run(const Collection& c,
   return response;
 }
 
+SearchResponse Engine::Impl::List(const Collection& c, const filter::CompiledFilter* filter,
+                                  std::size_t k) const {
+  std::shared_lock<std::shared_mutex> lock(c.mutex());
+  const roaring::Roaring allowed =
+      filter != nullptr ? c.metadata().Evaluate(filter->optimized.root) : c.metadata().live();
+  const std::optional<std::uint32_t> time_slot = c.time_slot();
+  // Newest first (absent times last), then by id: a total order, so pages are stable.
+  auto time_of = [&](std::uint32_t doc) -> const Value* {
+    if (!time_slot) return nullptr;
+    const Value& v = (*c.metadata().Row(doc))[*time_slot];
+    return std::holds_alternative<std::monostate>(v) ? nullptr : &v;
+  };
+  auto before = [&](std::uint32_t a, std::uint32_t b) {
+    const Value* ta = time_of(a);
+    const Value* tb = time_of(b);
+    if ((ta != nullptr) != (tb != nullptr)) return ta != nullptr;
+    if (ta != nullptr) {
+      const std::optional<int> order = CompareValues(*ta, *tb);
+      if (order && *order != 0) return *order > 0;
+    }
+    return c.id_of(a) < c.id_of(b);
+  };
+  std::vector<std::uint32_t> docs(allowed.begin(), allowed.end());
+  const std::size_t n = std::min(k, docs.size());
+  std::partial_sort(docs.begin(), docs.begin() + static_cast<std::ptrdiff_t>(n), docs.end(),
+                    before);
+  SearchResponse response;
+  for (std::size_t i = 0; i < n; ++i) {
+    SearchHit hit;
+    hit.id = c.id_of(docs[i]);
+    hit.score = 1;
+    hit.relevance = 1;
+    hit.record = c.body_of(docs[i]);
+    response.hits.push_back(std::move(hit));
+  }
+  return response;
+}
+
 StatusOr<SearchResponse> Engine::Search(std::string_view collection,
                                         const SearchRequest& request) const {
   ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
@@ -324,6 +444,21 @@ StatusOr<SearchResponse> Engine::Search(std::string_view collection,
     }
     r.filter = &compiled->value();
     r.dialect = ToInternal(dialect);
+  }
+  std::optional<filter::CompiledFilter> scoped;
+  if (request.scope) {
+    ASSIGN_OR_RETURN(filter::Node read,
+                     engine::ScopeReadNode(c->schema(), *request.scope, collection));
+    scoped.emplace(engine::Restrict(r.filter, std::move(read), c->spec().schema.get()));
+    r.filter = &*scoped;
+  }
+  if (!request.query && !request.vector) {
+    if (request.k == 0 || request.k > search::kMaxK) {
+      rejected.rejected = Diagnostic{400, "request.invalid", "k",
+                                     "k must be in [1, " + std::to_string(search::kMaxK) + "]"};
+      return rejected;
+    }
+    return impl_->List(*c, r.filter, request.k);
   }
   if (request.query) {
     text::QueryOptions options;

@@ -62,6 +62,11 @@ struct Engine::Impl {
   StatusOr<SearchResponse> Run(const engine::Collection& collection,
                                const search::Request& request) const;
 
+  // The listing of SearchRequest (no query, no vector): the first k records
+  // passing `filter` (null: all), newest time field first, then by id.
+  SearchResponse List(const engine::Collection& collection, const filter::CompiledFilter* filter,
+                      std::size_t k) const;
+
   // Removes the records numbered `docs` durably, then from memory (writer
   // mutex held by the caller).
   StatusOr<WriteResult> RemoveDocs(engine::Collection& collection,

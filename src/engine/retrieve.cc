@@ -7,6 +7,7 @@
 
 #include "engine/engine_impl.h"
 #include "engine/internal.h"
+#include "engine/scope.h"
 #include "text/query/query.h"
 
 namespace engram {
@@ -79,8 +80,16 @@ StatusOr<RetrieveSpec> Engine::GetRetrieve(std::string_view name) const {
   return it->second->spec;
 }
 
+std::vector<RetrieveSpec> Engine::ListRetrieves() const {
+  std::lock_guard<std::mutex> lock(impl_->retrieve_mutex);
+  std::vector<RetrieveSpec> specs;
+  for (const auto& [name, state] : impl_->retrieves) specs.push_back(state->spec);
+  return specs;
+}
+
 StatusOr<SearchResponse> Engine::Retrieve(std::string_view name, std::string_view query,
-                                          std::optional<std::vector<float>> vector) const {
+                                          std::optional<std::vector<float>> vector,
+                                          const std::optional<Scope>& scope) const {
   std::shared_ptr<const RetrieveState> state;
   {
     std::lock_guard<std::mutex> lock(impl_->retrieve_mutex);
@@ -110,6 +119,12 @@ StatusOr<SearchResponse> Engine::Retrieve(std::string_view name, std::string_vie
   if (state->spec.mode == SearchMode::kText && text) r.mode = search::Mode::kText;
   if (state->spec.mode == SearchMode::kVector && vectors) r.mode = search::Mode::kVector;
   r.filter = state->filter.get();
+  std::optional<filter::CompiledFilter> scoped;
+  if (scope) {
+    ASSIGN_OR_RETURN(filter::Node read, engine::ScopeReadNode(c->schema(), *scope, c->spec().name));
+    scoped.emplace(engine::Restrict(r.filter, std::move(read), c->spec().schema.get()));
+    r.filter = &*scoped;
+  }
   r.dialect = ToInternal(state->spec.dialect);
   r.k = state->spec.top_k;
   // The threshold is a distance (SEARCH.md §2): it applies when vectors are searched.
