@@ -189,7 +189,8 @@ class Engine {
   // `rejected`.
   StatusOr<SearchResponse> Search(std::string_view collection, const SearchRequest& request) const;
 
-  // Named retrieve configurations. PutRetrieve validates the filter against
+  // Named retrieve configurations, kept in the store with their collection
+  // (dropped with it). PutRetrieve validates the filter against
   // the collection's schema (`rejected` on error, nothing changes).
   // SetRetrieveFilter replaces the filter atomically (FILTERS.md §1.6): on a
   // bad filter the Diagnostic (code 3007 for the retrieve dialect) is

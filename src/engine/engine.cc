@@ -124,6 +124,7 @@ StatusOr<std::unique_ptr<Engine>> Engine::Open(const std::string& dir, const Opt
       return Status(loaded.status().code(),
                     "collection '" + row.name + "': " + loaded.status().message());
     }
+    RETURN_IF_ERROR(impl->LoadRetrieves(*loaded.value()));
     impl->collections.emplace(row.name, std::move(loaded).value());
   }
   Impl* raw = impl.get();
@@ -152,6 +153,8 @@ Status Engine::DropCollection(std::string_view name) {
   std::lock_guard<std::mutex> writer(it->second->write_mutex());
   RETURN_IF_ERROR(impl_->store->DropCollection(name));
   impl_->collections.erase(it);
+  std::lock_guard<std::mutex> retrieve_lock(impl_->retrieve_mutex);
+  std::erase_if(impl_->retrieves, [&](const auto& r) { return r.second->spec.collection == name; });
   return Status::Ok();
 }
 

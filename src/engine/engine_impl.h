@@ -48,6 +48,12 @@ struct Engine::Impl {
 
   mutable std::mutex retrieve_mutex;
   std::map<std::string, std::shared_ptr<const RetrieveState>, std::less<>> retrieves;
+  static constexpr std::string_view kRetrieveSnapshot = "retrieves";
+  // Stores the collection's configurations with `state` in place, then
+  // publishes it (retrieve.cc). Nothing changes when the store fails.
+  Status PublishRetrieve(std::shared_ptr<const RetrieveState> state);
+  // Loads a collection's stored configurations (on open).
+  Status LoadRetrieves(const engine::Collection& collection);
 
   // Every open collection, as of now.
   std::vector<std::shared_ptr<engine::Collection>> All() const;

@@ -315,6 +315,33 @@ TEST_F(EngineTest, SearchRejectsBadInputWithLocation) {
 
 // FILTERS.md §1.6: a retrieve configuration's filter is replaced atomically
 // while searches run; a bad filter keeps the old one (3007); blank clears.
+TEST_F(EngineTest, RetrieveConfigurationsSurviveReopenAndGoWithTheirCollection) {
+  const std::string filter = R"({"op":"ge","lhs":{"knowledge":"level"},"rhs":{"value":3}})";
+  {
+    std::unique_ptr<Engine> e = Open();
+    ASSERT_TRUE(e->CreateCollection(Spec()).ok());
+    RetrieveSpec spec{"npc", "lore", FilterDialect::kRetrieve, "", 7, 0.25, SearchMode::kText};
+    ASSERT_FALSE(e->PutRetrieve(spec).value());
+    spec.name = "other";
+    ASSERT_FALSE(e->PutRetrieve(spec).value());
+    ASSERT_FALSE(e->SetRetrieveFilter("npc", FilterDialect::kRetrieve, filter).value());
+  }
+  std::unique_ptr<Engine> e = Open();
+  StatusOr<RetrieveSpec> npc = e->GetRetrieve("npc");
+  ASSERT_TRUE(npc.ok()) << npc.status().message();
+  EXPECT_EQ(npc->filter, filter);
+  EXPECT_EQ(npc->top_k, 7u);
+  EXPECT_EQ(npc->threshold, 0.25);
+  EXPECT_EQ(npc->mode, SearchMode::kText);
+  EXPECT_EQ(e->ListRetrieves().size(), 2u);
+  ASSERT_TRUE(e->DropCollection("lore").ok());
+  EXPECT_TRUE(e->ListRetrieves().empty());
+  ASSERT_TRUE(e->CreateCollection(Spec()).ok());
+  e.reset();
+  e = Open();
+  EXPECT_TRUE(e->ListRetrieves().empty()) << "dropping a collection drops its configurations";
+}
+
 TEST_F(EngineTest, RetrieveFilterSwapsAtomically) {
   auto e = Open();
   ASSERT_TRUE(e->CreateCollection(Spec()).ok());

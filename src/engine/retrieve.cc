@@ -2,7 +2,8 @@
 // runtime-replaceable filter (FILTERS.md §1.6): a new filter is compiled
 // outside any lock and published by swapping one shared pointer, so a
 // Retrieve in flight keeps the state it started with and a failed compile
-// leaves the old filter in effect.
+// leaves the old filter in effect. Each collection's configurations are
+// kept in the store (a "retrieves" snapshot) and loaded on open.
 #include <utility>
 
 #include "engine/engine_impl.h"
@@ -27,7 +28,72 @@ Checked<std::shared_ptr<const filter::CompiledFilter>> CompileOrClear(FilterDial
   return std::make_shared<const filter::CompiledFilter>(std::move(compiled).value());
 }
 
+json::Value SpecJson(const RetrieveSpec& spec) {
+  return {{"name", spec.name},
+          {"dialect", FilterDialectName(spec.dialect)},
+          {"filter", spec.filter},
+          {"top_k", spec.top_k},
+          {"threshold", spec.threshold},
+          {"mode", spec.mode == SearchMode::kText     ? "text"
+                   : spec.mode == SearchMode::kVector ? "vector"
+                                                      : "hybrid"}};
+}
+
 }  // namespace
+
+Status Engine::Impl::PublishRetrieve(std::shared_ptr<const RetrieveState> state) {
+  std::lock_guard<std::mutex> lock(retrieve_mutex);
+  // The collection's configurations as they will be, durable before they are visible.
+  json::Value doc = json::Value::array();
+  for (const auto& [name, other] : retrieves) {
+    if (name != state->spec.name && other->spec.collection == state->spec.collection) {
+      doc.push_back(SpecJson(other->spec));
+    }
+  }
+  doc.push_back(SpecJson(state->spec));
+  RETURN_IF_ERROR(
+      store->PutSnapshot(state->spec.collection, kRetrieveSnapshot, {0, json::Dump(doc)}));
+  retrieves[state->spec.name] = std::move(state);
+  return Status::Ok();
+}
+
+Status Engine::Impl::LoadRetrieves(const engine::Collection& c) {
+  const std::string& collection = c.spec().name;
+  ASSIGN_OR_RETURN(std::optional<storage::Snapshot> snapshot,
+                   store->GetSnapshot(collection, kRetrieveSnapshot));
+  if (!snapshot) return Status::Ok();
+  auto corrupt = [&](const std::string& what) {
+    return Status::Corruption("collection '" + collection + "': retrieve configurations: " + what);
+  };
+  json::ReadOptions unbounded;  // written by us; its size was bounded on the way in
+  unbounded.max_bytes = 0;
+  json::ReadResult read = json::Read(snapshot->bytes, unbounded);
+  if (!read.ok() || !read.value.is_array()) return corrupt("not a JSON array");
+  try {
+    for (const json::Value& doc : read.value) {
+      RetrieveSpec spec;
+      spec.name = doc.at("name").get<std::string>();
+      spec.collection = collection;
+      const std::optional<FilterDialect> dialect =
+          FilterDialectFromName(doc.at("dialect").get<std::string>());
+      const std::optional<SearchMode> mode = SearchModeFromName(doc.at("mode").get<std::string>());
+      if (!dialect || !mode) return corrupt("unknown dialect or mode");
+      spec.dialect = *dialect;
+      spec.mode = *mode;
+      spec.filter = doc.at("filter").get<std::string>();
+      spec.top_k = doc.at("top_k").get<std::size_t>();
+      spec.threshold = doc.at("threshold").get<double>();
+      Checked<std::shared_ptr<const filter::CompiledFilter>> compiled =
+          CompileOrClear(spec.dialect, spec.filter, c);
+      if (!compiled.ok()) return corrupt(compiled.diagnostic().message);
+      retrieves[spec.name] =
+          std::make_shared<const RetrieveState>(RetrieveState{spec, compiled.value()});
+    }
+  } catch (const json::Value::exception& e) {
+    return corrupt(e.what());
+  }
+  return Status::Ok();
+}
 
 StatusOr<std::optional<Diagnostic>> Engine::PutRetrieve(const RetrieveSpec& spec) {
   if (spec.name.empty() || spec.name.size() > 128) {
@@ -41,9 +107,16 @@ StatusOr<std::optional<Diagnostic>> Engine::PutRetrieve(const RetrieveSpec& spec
   Checked<std::shared_ptr<const filter::CompiledFilter>> compiled =
       CompileOrClear(spec.dialect, spec.filter, *c);
   if (!compiled.ok()) return std::optional<Diagnostic>(compiled.diagnostic());
-  auto state = std::make_shared<const RetrieveState>(RetrieveState{spec, compiled.value()});
-  std::lock_guard<std::mutex> lock(impl_->retrieve_mutex);
-  impl_->retrieves[spec.name] = std::move(state);
+  {
+    std::lock_guard<std::mutex> lock(impl_->retrieve_mutex);
+    auto it = impl_->retrieves.find(spec.name);
+    if (it != impl_->retrieves.end() && it->second->spec.collection != spec.collection) {
+      return Status::AlreadyExists("retrieve configuration '" + spec.name +
+                                   "' belongs to collection '" + it->second->spec.collection + "'");
+    }
+  }
+  RETURN_IF_ERROR(impl_->PublishRetrieve(
+      std::make_shared<const RetrieveState>(RetrieveState{spec, compiled.value()})));
   return std::optional<Diagnostic>();
 }
 
@@ -66,8 +139,7 @@ StatusOr<std::optional<Diagnostic>> Engine::SetRetrieveFilter(std::string_view n
   RetrieveState next{old->spec, compiled.value()};
   next.spec.dialect = dialect;
   next.spec.filter = Blank(text) ? std::string() : std::string(text);
-  std::lock_guard<std::mutex> lock(impl_->retrieve_mutex);
-  impl_->retrieves[std::string(name)] = std::make_shared<const RetrieveState>(std::move(next));
+  RETURN_IF_ERROR(impl_->PublishRetrieve(std::make_shared<const RetrieveState>(std::move(next))));
   return std::optional<Diagnostic>();
 }
 
