@@ -2,6 +2,7 @@
 # Fails when a component includes a component it must not (docs/architecture.md).
 # Data flows one way: base <- schema <- filter stages <- engine <- cli <- app,
 # and base <- text/tokenize <- text/query <- engine, base <- vector;
+# server/common <- server/mcp <- server/http <- cli;
 # front-ends see only include/engram/. Tests (*_test.cc, test_*.h) may
 # include what they test and its neighbours.
 set -euo pipefail
@@ -29,7 +30,10 @@ declare -A allowed=(
   [search]="engram base schema filter filter/ir filter/eval filter/translate index text/query text/index text/rank vector"
   [storage]="engram base"
   [engine]="engram base schema filter filter/ast filter/ir filter/eval filter/check filter/dialects filter/optimize filter/translate text/tokenize text/query text/index text/rank vector index storage search"
-  [cli]="engram"
+  [server/common]="engram"
+  [server/mcp]="engram server/common"
+  [server/http]="engram server/common server/mcp"
+  [cli]="engram server/http server/mcp"
   [app]="cli"
 )
 
@@ -40,6 +44,7 @@ component_of() {
     engram/*) echo engram ;;
     filter/*/*) echo "${p%/*}" | cut -d/ -f1-2 ;;
     text/*/*) echo "${p%/*}" | cut -d/ -f1-2 ;;
+    server/*/*) echo "${p%/*}" | cut -d/ -f1-2 ;;
     vector/*) echo vector ;;
     */*) echo "${p%%/*}" ;;
     *) echo "" ;;

@@ -8,6 +8,7 @@
 #include "cli/engine_commands.h"
 #include "cli/filter_command.h"
 #include "cli/query_command.h"
+#include "cli/server_commands.h"
 
 namespace engram::cli {
 
@@ -22,6 +23,10 @@ int Run(int argc, const char* const* argv, std::istream& in, std::ostream& out, 
   AddQueryCommands(&app, &query_options, &run);
   EngineOptions engine_options;
   AddEngineCommands(&app, &engine_options, &run);
+  server::http::ServeOptions serve_options;
+  AddServeCommand(&app, &serve_options, &run);
+  McpCommandOptions mcp_options;
+  AddMcpCommand(&app, &mcp_options, &run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -38,6 +43,8 @@ int Run(int argc, const char* const* argv, std::istream& in, std::ostream& out, 
   if (run == "ingest") return RunIngest(engine_options, out, err);
   if (run == "search") return RunSearch(engine_options, in, out, err);
   if (run == "delete") return RunDelete(engine_options, in, out, err);
+  if (run == "serve") return RunServe(serve_options, out, err);
+  if (run == "mcp") return RunMcp(mcp_options, in, out, err);
   err << "engram: nothing to do\n";
   return 2;
 }

@@ -1,0 +1,28 @@
+// The commands that run engram as a service: `serve` (the HTTP API and /mcp)
+// and `mcp` (the MCP server on stdio).
+#ifndef ENGRAM_CLI_SERVER_COMMANDS_H_
+#define ENGRAM_CLI_SERVER_COMMANDS_H_
+
+#include <iosfwd>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "server/http/serve.h"
+
+namespace engram::cli {
+
+struct McpCommandOptions {
+  std::string db;
+};
+
+void AddServeCommand(CLI::App* app, server::http::ServeOptions* options, std::string* run);
+int RunServe(const server::http::ServeOptions& options, std::ostream& out, std::ostream& err);
+
+void AddMcpCommand(CLI::App* app, McpCommandOptions* options, std::string* run);
+int RunMcp(const McpCommandOptions& options, std::istream& in, std::ostream& out,
+           std::ostream& err);
+
+}  // namespace engram::cli
+
+#endif  // ENGRAM_CLI_SERVER_COMMANDS_H_

@@ -1,0 +1,87 @@
+#include "server/http/metrics.h"
+
+#include <sstream>
+
+namespace engram::server::http {
+namespace {
+
+// A label value with `\`, `"` and newlines escaped (exposition format).
+std::string Label(const std::string& value) {
+  std::string out;
+  for (char c : value) {
+    if (c == '\\' || c == '"') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void Metrics::Record(const std::string& route, const std::string& method, int status,
+                     double seconds) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++requests_[{route, method, status}];
+  Histogram& h = durations_[route];
+  for (std::size_t i = 0; i < kBuckets.size(); ++i) {
+    if (seconds <= kBuckets[i]) ++h.buckets[i];
+  }
+  ++h.count;
+  h.sum += seconds;
+}
+
+void Metrics::CountError(const std::string& kind) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++errors_[kind];
+}
+
+std::string Metrics::Render(const Engine* engine) const {
+  std::ostringstream out;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    out << "# HELP engram_http_requests_total HTTP requests by route template, method and "
+           "status.\n# TYPE engram_http_requests_total counter\n";
+    for (const auto& [key, n] : requests_) {
+      out << "engram_http_requests_total{route=\"" << Label(std::get<0>(key)) << "\",method=\""
+          << Label(std::get<1>(key)) << "\",status=\"" << std::get<2>(key) << "\"} " << n << '\n';
+    }
+    out << "# HELP engram_http_request_duration_seconds Time to answer a request.\n"
+           "# TYPE engram_http_request_duration_seconds histogram\n";
+    for (const auto& [route, h] : durations_) {
+      const std::string r = Label(route);
+      for (std::size_t i = 0; i < kBuckets.size(); ++i) {
+        out << "engram_http_request_duration_seconds_bucket{route=\"" << r << "\",le=\""
+            << kBuckets[i] << "\"} " << h.buckets[i] << '\n';
+      }
+      out << "engram_http_request_duration_seconds_bucket{route=\"" << r << "\",le=\"+Inf\"} "
+          << h.count << '\n';
+      out << "engram_http_request_duration_seconds_sum{route=\"" << r << "\"} " << h.sum << '\n';
+      out << "engram_http_request_duration_seconds_count{route=\"" << r << "\"} " << h.count
+          << '\n';
+    }
+    out << "# HELP engram_http_errors_total Error responses by problem kind.\n"
+           "# TYPE engram_http_errors_total counter\n";
+    for (const auto& [kind, n] : errors_) {
+      out << "engram_http_errors_total{kind=\"" << Label(kind) << "\"} " << n << '\n';
+    }
+  }
+  out << "# HELP engram_http_in_flight Requests being handled.\n"
+         "# TYPE engram_http_in_flight gauge\n"
+      << "engram_http_in_flight " << in_flight_.load() << '\n';
+  out << "# HELP engram_collection_records Records per collection.\n"
+         "# TYPE engram_collection_records gauge\n";
+  if (engine != nullptr) {
+    for (const CollectionInfo& info : engine->ListCollections()) {
+      out << "engram_collection_records{collection=\"" << Label(info.spec.name) << "\"} "
+          << info.records << '\n';
+    }
+  }
+  return out.str();
+}
+
+}  // namespace engram::server::http

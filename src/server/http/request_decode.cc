@@ -1,0 +1,300 @@
+#include "server/http/request_decode.h"
+
+#include <algorithm>
+
+#include "server/common/json_input.h"
+#include "server/http/json_reader.h"
+#include "server/http/router.h"
+
+namespace engram::server::http {
+namespace {
+
+using nlohmann::json;
+
+const std::vector<std::string_view> kDialects = {"retrieve", "expr_v1", "vector_filter",
+                                                 "search_memory"};
+
+bool Blank(std::string_view s) {
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; });
+}
+
+// `filter`: absent or null is none; a string is the filter text itself; any
+// other JSON value (the dialects' objects and arrays) is handed over as text.
+bool ReadFilter(ObjectReader& r, const Limits& limits, std::string* text) {
+  const json* v = r.Get("filter");
+  if (v == nullptr) return false;
+  std::string t = v->is_string() ? v->get<std::string>() : v->dump();
+  if (t.size() > limits.max_filter_bytes) {
+    r.Fail("filter", "exceeds the limit of " + std::to_string(limits.max_filter_bytes) + " bytes");
+    return false;
+  }
+  *text = std::move(t);
+  return true;
+}
+
+bool ReadDialect(ObjectReader& r, FilterDialect* out) {
+  std::string name;
+  if (!r.Enum("dialect", &name, kDialects)) return false;
+  *out = *FilterDialectFromName(name);
+  return true;
+}
+
+// A filter with its dialect; the dialect is required when a filter is given.
+// Returns whether a (non-blank) filter is present.
+bool ReadFilterAndDialect(ObjectReader& r, const Limits& limits, std::string* text,
+                          FilterDialect* dialect, std::optional<FilterDialect> fallback) {
+  const bool has_filter = ReadFilter(r, limits, text) && !Blank(*text);
+  const bool has_dialect = ReadDialect(r, dialect);
+  if (!has_dialect && fallback) *dialect = *fallback;
+  if (has_filter && !has_dialect && !fallback && r.ok()) {
+    r.Fail("dialect",
+           "is required with a filter (retrieve, expr_v1, vector_filter, search_memory)");
+  }
+  return has_filter;
+}
+
+template <typename T>
+Decoded<T> Finish(ObjectReader& r, T value) {
+  if (!r.Finish()) return r.problem();
+  return value;
+}
+
+}  // namespace
+
+Decoded<json> ParseBody(std::string_view body, const Limits& limits) {
+  if (body.size() > limits.max_body_bytes) return PayloadTooLarge(limits.max_body_bytes);
+  if (Blank(body)) return BadRequest("$", "$: the request needs a JSON object body");
+  JsonInput in = ParseJsonInput(body, JsonLimits{limits.max_body_bytes, limits.max_json_depth});
+  if (!in.ok()) {
+    return BadRequest("$", "$: the body is not valid JSON: " + in.error, "request.invalid_json");
+  }
+  if (!in.value.is_object()) {
+    return BadRequest("$", "$: expected a JSON object, got " + JsonTypeName(in.value));
+  }
+  return std::move(in.value);
+}
+
+Decoded<CollectionSpec> DecodeCollectionSpec(const json& body, const Limits& /*limits*/) {
+  ObjectReader r(body, "$");
+  struct {
+    std::string name;
+    std::vector<TextFieldSpec> text;
+    std::size_t vector_dim = 0;
+    std::string metric = "cosine";
+    std::string language = "en";
+    std::string time_field;
+  } spec;
+  if (r.Require("name")) r.String("name", &spec.name, 64);
+  std::optional<SchemaRef> schema;
+  if (const json* s = r.Require("schema"); s != nullptr) {
+    if (s->is_string()) {
+      const std::string& name = s->get_ref<const std::string&>();
+      if (name.rfind("preset:", 0) != 0) {
+        r.Fail("schema", "expected \"preset:memory\", \"preset:notes\" or a schema object");
+      } else if (StatusOr<SchemaRef> loaded = SchemaRef::Load(name); loaded.ok()) {
+        schema = *loaded;
+      } else {
+        r.Fail("schema", loaded.status().message());
+      }
+    } else if (s->is_object()) {
+      Checked<SchemaRef> parsed = SchemaRef::Parse(s->dump());
+      if (parsed.ok()) {
+        schema = parsed.value();
+      } else {
+        r.Fail(FromDiagnostic(parsed.diagnostic(), r.PathOf("schema")));
+      }
+    } else {
+      r.Fail("schema", "expected a preset name or a schema object, got " + JsonTypeName(*s));
+    }
+  }
+  if (const json* text = r.Get("text"); text != nullptr) {
+    if (!text->is_array() || text->size() > 64) {
+      r.Fail("text", "expected an array of at most 64 {name, weight} objects");
+    }
+    for (std::size_t i = 0; r.ok() && i < text->size(); ++i) {
+      const std::string path = JsonPathIndex(r.PathOf("text"), i);
+      TextFieldSpec field;
+      if ((*text)[i].is_string()) {
+        field.name = (*text)[i].get<std::string>();
+      } else {
+        ObjectReader f((*text)[i], path);
+        if (f.Require("name")) f.String("name", &field.name, 64);
+        f.Number("weight", &field.weight, 0, 1000);
+        if (!f.Finish()) r.Fail(f.problem());
+      }
+      spec.text.push_back(std::move(field));
+    }
+  }
+  if (const json* vector = r.Get("vector"); vector != nullptr) {
+    ObjectReader v(*vector, r.PathOf("vector"));
+    if (v.Require("dim")) v.Size("dim", &spec.vector_dim, 1, 65536);
+    v.Enum("metric", &spec.metric, {"cosine", "dot", "l2"});
+    if (!v.Finish()) r.Fail(v.problem());
+  }
+  r.Enum("language", &spec.language, {"en", "nl", "none"});
+  r.String("time_field", &spec.time_field, 64);
+  if (!r.Finish()) return r.problem();
+  return CollectionSpec{std::move(spec.name), *schema,       std::move(spec.text), spec.vector_dim,
+                        spec.metric,          spec.language, spec.time_field};
+}
+
+Decoded<UpsertBody> DecodeUpsert(const json& body, const Limits& limits) {
+  ObjectReader r(body, "$");
+  UpsertBody out;
+  if (const json* records = r.Require("records"); records != nullptr) {
+    if (!records->is_array() || records->empty() || records->size() > limits.max_batch) {
+      r.Fail("records", "expected an array of 1 to " + std::to_string(limits.max_batch) +
+                            " record objects" +
+                            (records->is_array() ? ", got " + std::to_string(records->size())
+                                                 : ", got " + JsonTypeName(*records)));
+    }
+    for (std::size_t i = 0; r.ok() && i < records->size(); ++i) {
+      const json& rec = (*records)[i];
+      if (!rec.is_object()) {
+        const std::string path = JsonPathIndex(r.PathOf("records"), i);
+        r.Fail(BadRequest(path, path + ": expected a record object, got " + JsonTypeName(rec)));
+        break;
+      }
+      out.records.push_back(rec.dump());
+    }
+  }
+  return Finish(r, std::move(out));
+}
+
+Decoded<DeleteBody> DecodeDelete(const json& body, const Limits& limits) {
+  ObjectReader r(body, "$");
+  DeleteBody out;
+  const json* ids = r.Get("ids");
+  out.by_filter = ReadFilterAndDialect(r, limits, &out.filter, &out.dialect, std::nullopt);
+  if (ids != nullptr && out.by_filter) {
+    r.Fail("ids", "give either ids or a filter, not both");
+  } else if (ids == nullptr && !out.by_filter) {
+    r.Fail(BadRequest("$", "$: give ids (an array of record ids) or a filter with its dialect"));
+  } else if (ids != nullptr) {
+    if (!ids->is_array() || ids->empty() || ids->size() > limits.max_batch) {
+      r.Fail("ids", "expected an array of 1 to " + std::to_string(limits.max_batch) + " ids");
+    }
+    for (std::size_t i = 0; r.ok() && i < ids->size(); ++i) {
+      const json& id = (*ids)[i];
+      if (!id.is_string() || id.get_ref<const std::string&>().empty() ||
+          id.get_ref<const std::string&>().size() > 1024) {
+        const std::string path = JsonPathIndex(r.PathOf("ids"), i);
+        r.Fail(BadRequest(path, path + ": expected a non-empty id string of at most 1024 bytes"));
+        break;
+      }
+      out.ids.push_back(id.get<std::string>());
+    }
+  }
+  return Finish(r, std::move(out));
+}
+
+Decoded<SearchRequest> DecodeSearch(const json& body, const Limits& limits) {
+  ObjectReader r(body, "$");
+  SearchRequest req;
+  std::string query;
+  if (r.String("query", &query, limits.max_query_bytes)) req.query = std::move(query);
+  r.Vector("vector", &req.vector, limits.max_vector_dim);
+  std::string name;
+  if (r.Enum("mode", &name, {"text", "vector", "hybrid"})) req.mode = SearchModeFromName(name);
+  FilterDialect dialect = FilterDialect::kRetrieve;
+  if (!ReadFilterAndDialect(r, limits, &req.filter, &dialect, std::nullopt)) {
+    req.filter.clear();
+  } else {
+    req.dialect = dialect;
+  }
+  r.Size("k", &req.k, 1, limits.max_k);
+  std::size_t candidate_k = 0;
+  if (r.Size("candidate_k", &candidate_k, 1, std::max<std::size_t>(10000, limits.max_k))) {
+    req.candidate_k = candidate_k;
+  }
+  if (r.Enum("filter_mode", &name, {"auto", "pre", "post"})) {
+    req.filter_mode = *FilterModeFromName(name);
+  }
+  double d = 0;
+  if (r.Number("threshold", &d, 0, 1e12)) req.threshold = d;
+  if (r.Number("score_threshold", &d, 0, 1)) req.score_threshold = d;
+  r.String("anchor", &req.anchor, 32);
+  r.Bool("explain", &req.explain);
+  r.Bool("impact", &req.impact);
+  return Finish(r, std::move(req));
+}
+
+Decoded<FilterBody> DecodeFilter(const json& body, const Limits& limits, bool translate) {
+  ObjectReader r(body, "$");
+  FilterBody out;
+  r.Require("filter");
+  ReadFilterAndDialect(r, limits, &out.filter, &out.dialect, std::nullopt);
+  if (r.ok() && !r.Get("dialect")) r.Fail("dialect", "is required");
+  if (translate && r.Require("target")) r.String("target", &out.target, 64);
+  return Finish(r, std::move(out));
+}
+
+Decoded<RetrieveSpec> DecodeRetrieveSpec(const json& body, const Limits& limits,
+                                         const std::string& name) {
+  ObjectReader r(body, "$");
+  RetrieveSpec spec;
+  spec.name = name;
+  if (r.Require("collection")) r.String("collection", &spec.collection, 64);
+  ReadFilterAndDialect(r, limits, &spec.filter, &spec.dialect, FilterDialect::kRetrieve);
+  r.Size("top_k", &spec.top_k, 1, limits.max_k);
+  r.Number("threshold", &spec.threshold, 0, 1e12);
+  std::string mode;
+  if (r.Enum("mode", &mode, {"text", "vector", "hybrid"})) spec.mode = *SearchModeFromName(mode);
+  return Finish(r, std::move(spec));
+}
+
+Decoded<FilterBody> DecodeRetrieveFilter(const json& body, const Limits& limits) {
+  ObjectReader r(body, "$");
+  FilterBody out;
+  // Present but possibly blank: a blank text clears the filter (FILTERS.md §1.6).
+  if (r.Require("filter")) ReadFilter(r, limits, &out.filter);
+  if (!ReadDialect(r, &out.dialect)) out.dialect = FilterDialect::kRetrieve;
+  return Finish(r, std::move(out));
+}
+
+Decoded<RunBody> DecodeRun(const json& body, const Limits& limits) {
+  ObjectReader r(body, "$");
+  RunBody out;
+  r.String("query", &out.query, limits.max_query_bytes);
+  r.Vector("vector", &out.vector, limits.max_vector_dim);
+  return Finish(r, std::move(out));
+}
+
+std::optional<Problem> CheckRequest(std::string_view method, std::string_view path,
+                                    std::string_view body, const Limits& limits) {
+  std::variant<RouteMatch, Problem> m = MatchRoute(method, path);
+  if (auto* p = std::get_if<Problem>(&m)) return *p;
+  const RouteMatch& route = std::get<RouteMatch>(m);
+  if (!HasJsonBody(route.route)) return std::nullopt;
+  Decoded<json> doc = ParseBody(body, limits);
+  if (!doc.ok()) return doc.problem();
+  auto problem_of = [](const auto& decoded) -> std::optional<Problem> {
+    if (decoded.ok()) return std::nullopt;
+    return decoded.problem();
+  };
+  switch (route.route) {
+    case Route::kCreateCollection:
+      return problem_of(DecodeCollectionSpec(doc.value(), limits));
+    case Route::kUpsertRecords:
+      return problem_of(DecodeUpsert(doc.value(), limits));
+    case Route::kDeleteRecords:
+      return problem_of(DecodeDelete(doc.value(), limits));
+    case Route::kSearch:
+      return problem_of(DecodeSearch(doc.value(), limits));
+    case Route::kCheckFilter:
+      return problem_of(DecodeFilter(doc.value(), limits, false));
+    case Route::kTranslateFilter:
+      return problem_of(DecodeFilter(doc.value(), limits, true));
+    case Route::kPutRetrieve:
+      return problem_of(DecodeRetrieveSpec(doc.value(), limits, route.name));
+    case Route::kSetRetrieveFilter:
+      return problem_of(DecodeRetrieveFilter(doc.value(), limits));
+    case Route::kRunRetrieve:
+      return problem_of(DecodeRun(doc.value(), limits));
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace engram::server::http

@@ -1,0 +1,55 @@
+// /v1/collections: create (admin), list, describe, drop (admin).
+#include "server/http/api.h"
+
+namespace engram::server::http {
+
+nlohmann::json CollectionJson(const CollectionInfo& info) {
+  const CollectionSpec& spec = info.spec;
+  nlohmann::json text = nlohmann::json::array();
+  for (const TextFieldSpec& f : spec.text) text.push_back({{"name", f.name}, {"weight", f.weight}});
+  nlohmann::json c = {{"name", spec.name},
+                      {"records", info.records},
+                      {"schema", JsonOrString(spec.schema.ToJson())},
+                      {"text", std::move(text)},
+                      {"language", spec.language},
+                      {"time_field", spec.time_field}};
+  if (spec.vector_dim > 0) c["vector"] = {{"dim", spec.vector_dim}, {"metric", spec.metric}};
+  return c;
+}
+
+HttpResponse Api::ListCollections() {
+  nlohmann::json list = nlohmann::json::array();
+  for (const CollectionInfo& info : engine_->ListCollections())
+    list.push_back(CollectionJson(info));
+  return JsonResponse(200, {{"collections", std::move(list)}});
+}
+
+HttpResponse Api::CreateCollection(const Call& call) {
+  Decoded<CollectionSpec> spec = DecodeCollectionSpec(call.body, options_.limits);
+  if (!spec.ok()) return ProblemResponse(spec.problem());
+  if (Status s = engine_->CreateCollection(spec.value()); !s.ok()) {
+    Problem p = FromStatus(s);
+    if (s.code() == StatusCode::kInvalidArgument) p.path = "$";
+    return ProblemResponse(p);
+  }
+  StatusOr<CollectionInfo> info = engine_->DescribeCollection(spec.value().name);
+  if (!info.ok()) return ProblemResponse(FromStatus(info.status()));
+  HttpResponse r = JsonResponse(201, CollectionJson(*info));
+  r.headers.emplace_back("Location", "/v1/collections/" + spec.value().name);
+  return r;
+}
+
+HttpResponse Api::GetCollection(const Call& call) {
+  StatusOr<CollectionInfo> info = engine_->DescribeCollection(call.match.name);
+  if (!info.ok()) return ProblemResponse(FromStatus(info.status()));
+  return JsonResponse(200, CollectionJson(*info));
+}
+
+HttpResponse Api::DropCollection(const Call& call) {
+  if (Status s = engine_->DropCollection(call.match.name); !s.ok()) {
+    return ProblemResponse(FromStatus(s));
+  }
+  return JsonResponse(200, {{"ok", true}, {"dropped", call.match.name}});
+}
+
+}  // namespace engram::server::http

@@ -1,0 +1,57 @@
+// /v1/collections/{name}/records: upsert, get, delete by id or by filter,
+// every call scoped by the caller's principal (SEARCH.md §6).
+#include <string_view>
+
+#include "server/common/json_input.h"
+#include "server/http/api.h"
+
+namespace engram::server::http {
+
+HttpResponse Api::UpsertRecords(const Call& call) {
+  Decoded<UpsertBody> body = DecodeUpsert(call.body, options_.limits);
+  if (!body.ok()) return ProblemResponse(body.problem());
+  const std::vector<std::string>& records = body.value().records;
+  std::vector<std::string_view> views(records.begin(), records.end());
+  StatusOr<WriteResult> r = engine_->Upsert(call.match.name, views, {}, call.principal.scope());
+  if (!r.ok()) return ProblemResponse(FromStatus(r.status()));
+  if (r->rejected) {
+    return ProblemResponse(
+        FromDiagnostic(*r->rejected, JsonPathIndex("$.records", r->rejected_index)));
+  }
+  return JsonResponse(200, {{"ok", true}, {"written", r->written}});
+}
+
+HttpResponse Api::GetRecord(const Call& call) {
+  StatusOr<std::optional<std::string>> r =
+      engine_->Get(call.match.name, call.match.id, call.principal.scope());
+  if (!r.ok()) return ProblemResponse(FromStatus(r.status()));
+  if (!r->has_value()) {
+    return ProblemResponse(
+        NotFound("no record '" + call.match.id + "' in collection '" + call.match.name + "'"));
+  }
+  HttpResponse response;
+  response.body = std::move(**r);
+  return response;
+}
+
+HttpResponse Api::DeleteRecord(const Call& call) {
+  const std::vector<std::string> ids = {call.match.id};
+  StatusOr<WriteResult> r = engine_->Delete(call.match.name, ids, call.principal.scope());
+  if (!r.ok()) return ProblemResponse(FromStatus(r.status()));
+  return JsonResponse(200, {{"ok", true}, {"deleted", r->written}});
+}
+
+HttpResponse Api::DeleteRecords(const Call& call) {
+  Decoded<DeleteBody> body = DecodeDelete(call.body, options_.limits);
+  if (!body.ok()) return ProblemResponse(body.problem());
+  const DeleteBody& d = body.value();
+  StatusOr<WriteResult> r =
+      d.by_filter
+          ? engine_->DeleteWhere(call.match.name, d.dialect, d.filter, call.principal.scope())
+          : engine_->Delete(call.match.name, d.ids, call.principal.scope());
+  if (!r.ok()) return ProblemResponse(FromStatus(r.status()));
+  if (r->rejected) return ProblemResponse(FromDiagnostic(*r->rejected, "$.filter", d.dialect));
+  return JsonResponse(200, {{"ok", true}, {"deleted", r->written}});
+}
+
+}  // namespace engram::server::http

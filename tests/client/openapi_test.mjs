@@ -1,0 +1,224 @@
+// The served OpenAPI document is the truth about the HTTP API: this test
+// starts `engram serve --keys`, compiles the document's component schemas
+// with ajv (JSON Schema 2020-12, as OpenAPI 3.1 uses), calls every endpoint
+// in success and error cases, and validates each real response against the
+// schema documented for its path, method, status and content type. An
+// undocumented status or content type fails the test.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import Ajv2020 from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import { startServer, tempDir, removeDir } from "./support.mjs";
+
+const ADMIN = "admin-key-0123456789";
+const ALICE = "alice-key-0123456789";
+const BOB = "bob-key-0123456789ab";
+
+let server;
+let dir;
+let doc;
+let ajv;
+const DOC_ID = "openapi.json";
+
+before(async () => {
+  dir = tempDir("engram-openapi-");
+  const keys = path.join(dir, "keys.json");
+  writeFileSync(keys, JSON.stringify({
+    keys: [
+      { key: ADMIN, admin: true },
+      { key: ALICE, agent: "alice", profile: "private_only" },
+      { key: BOB, agent: "bob", profile: "all_scopes" },
+    ],
+  }));
+  server = await startServer({ db: path.join(dir, "db"), args: ["--keys", keys, "--max-batch", "5"] });
+  const res = await fetch(server.url + "/openapi.json");
+  assert.equal(res.status, 200);
+  doc = await res.json();
+  ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  ajv.addSchema(doc, DOC_ID);
+  for (const name of Object.keys(doc.components.schemas)) {
+    assert.ok(ajv.getSchema(`${DOC_ID}#/components/schemas/${name}`), `schema ${name} compiles`);
+  }
+});
+
+after(async () => {
+  if (server) {
+    const { code } = await server.stop();
+    assert.equal(code, 0, "engram serve exits cleanly on SIGTERM:\n" + server.log());
+    assert.match(server.log(), /closed/);
+  }
+  if (dir) removeDir(dir);
+});
+
+const pointer = (...parts) =>
+  "#" + parts.map((p) => "/" + encodeURIComponent(String(p).replace(/~/g, "~0").replace(/\//g, "~1"))).join("");
+
+// Calls the API and validates the reply against the document. `template` is
+// the documented path ("/v1/collections/{name}"); null for paths that are not
+// operations (unknown routes, wrong methods), whose errors must still be
+// Problems.
+async function call(method, url, { template = url, body, raw, key = ADMIN, status } = {}) {
+  const headers = {};
+  if (key) headers.authorization = `Bearer ${key}`;
+  let payload;
+  if (raw !== undefined) payload = raw;
+  else if (body !== undefined) payload = JSON.stringify(body);
+  if (payload !== undefined) headers["content-type"] = "application/json";
+  const res = await fetch(server.url + url, { method, headers, body: payload });
+  const text = await res.text();
+  const ctype = (res.headers.get("content-type") ?? "").split(";")[0].trim();
+  const where = `${method} ${url} -> ${res.status}: ${text.slice(0, 400)}`;
+  if (status !== undefined) assert.equal(res.status, status, where);
+  let schemaRef;
+  if (template === null) {
+    assert.equal(ctype, "application/problem+json", where);
+    schemaRef = `${DOC_ID}#/components/schemas/Problem`;
+  } else {
+    const op = doc.paths[template]?.[method.toLowerCase()];
+    assert.ok(op, `undocumented operation ${method} ${template}`);
+    let response = op.responses[String(res.status)] ?? op.responses.default;
+    assert.ok(response, `undocumented status for ${where}`);
+    let base = pointer("paths", template, method.toLowerCase(), "responses",
+      op.responses[String(res.status)] ? String(res.status) : "default");
+    if (response.$ref) {
+      base = response.$ref.split("/").map((p, i) => (i === 0 ? p : encodeURIComponent(p))).join("/");
+      response = response.$ref.slice(2).split("/").reduce((o, k) => o[k], doc);
+    }
+    const media = response.content?.[ctype];
+    assert.ok(media, `undocumented content type '${ctype}' for ${where}`);
+    schemaRef = `${DOC_ID}${base}/content/${encodeURIComponent(ctype.replace(/\//g, "~1"))}/schema`;
+  }
+  const value = ctype.endsWith("json") ? JSON.parse(text) : text;
+  const validate = ajv.getSchema(schemaRef) ?? ajv.compile({ $ref: schemaRef });
+  assert.ok(validate(value), `${where}\n${JSON.stringify(validate.errors, null, 2)}`);
+  return { status: res.status, body: value, headers: res.headers };
+}
+
+const note = (id, agent, scope, content) => ({
+  id, content, type: "fact", scope, agent_id: agent, importance: 0.5, confidence: 0.9,
+  updated_at: "2024-05-01T10:00:00Z",
+});
+const EXPR = { schema: "search_filter_expr/v1", expr: { op: "eq", field: "scope", value: "org_shared" } };
+const RETRIEVE_FILTER = { op: "eq", lhs: { knowledge: "scope" }, rhs: { value: "org_shared" } };
+
+test("probes, metrics and the document itself", async () => {
+  await call("GET", "/livez", { key: null, status: 200 });
+  await call("GET", "/readyz", { key: null, status: 200 });
+  const m = await call("GET", "/metrics", { key: null, status: 200 });
+  assert.match(m.body, /engram_http_in_flight/);
+  await call("GET", "/openapi.json", { key: null, status: 200 });
+  assert.equal(doc.openapi, "3.1.0");
+});
+
+test("collections", async () => {
+  const c = "/v1/collections";
+  const notes = { name: "notes", schema: "preset:notes", text: [{ name: "content" }], time_field: "updated_at" };
+  await call("POST", c, { body: notes, key: null, status: 401 });
+  await call("POST", c, { body: notes, key: "nope-nope-nope-nope", status: 401 });
+  await call("POST", c, { body: notes, key: ALICE, status: 403 });
+  await call("POST", c, { body: notes, status: 201 });
+  await call("POST", c, { body: notes, status: 409 });
+  await call("POST", c, { raw: "{\"name\":", status: 400 });
+  await call("POST", c, { body: { name: "x", schema: { fields: [{ name: "a", type: "bogus" }] } }, status: 422 });
+  await call("POST", c, { body: { name: "x", schema: "preset:nope" }, status: 400 });
+  const lore = { name: "lore", schema: { fields: [{ name: "level", type: "int", optional: true }] },
+    text: ["text"], vector: { dim: 2, metric: "cosine" }, language: "none" };
+  await call("POST", c, { body: lore, status: 201 });
+  const list = await call("GET", c, { status: 200 });
+  assert.equal(list.body.collections.length, 2);
+  await call("GET", `${c}/notes`, { template: `${c}/{name}`, status: 200 });
+  await call("GET", `${c}/nope`, { template: `${c}/{name}`, status: 404 });
+  await call("DELETE", `${c}/lore`, { template: `${c}/{name}`, key: BOB, status: 403 });
+  await call("DELETE", `${c}/lore`, { template: `${c}/{name}`, status: 200 });
+  await call("DELETE", `${c}/lore`, { template: `${c}/{name}`, status: 404 });
+});
+
+test("records", async () => {
+  const r = "/v1/collections/notes/records";
+  const t = "/v1/collections/{name}/records";
+  await call("POST", r, { template: t, key: ALICE, status: 200,
+    body: { records: [note("a1", "alice", "agent_private", "alice dragon")] } });
+  await call("POST", r, { template: t, key: BOB, status: 200,
+    body: { records: [note("b1", "bob", "org_shared", "bob dragon"), note("b2", "bob", "agent_private", "bob river")] } });
+  await call("POST", r, { template: t, key: ALICE, status: 403,
+    body: { records: [note("x", "bob", "agent_private", "forged")] } });
+  const bad = note("a2", "alice", "agent_private", "x");
+  delete bad.importance;
+  const rejected = await call("POST", r, { template: t, status: 422, body: { records: [note("a3", "alice", "s", "y"), bad] } });
+  assert.match(rejected.body.path, /^\$\.records\[1\]/);
+  const six = Array.from({ length: 6 }, (_, i) => note(`n${i}`, "alice", "s", "z"));
+  await call("POST", r, { template: t, status: 400, body: { records: six } });
+  await call("POST", r, { template: t, status: 413, raw: JSON.stringify({ records: [{ id: "big", content: "x".repeat(9 << 20) }] }) });
+  await call("POST", "/v1/collections/nope/records", { template: t, status: 404, body: { records: [note("q", "a", "s", "q")] } });
+  await call("GET", `${r}/a1`, { template: `${t}/{id}`, key: ALICE, status: 200 });
+  await call("GET", `${r}/b2`, { template: `${t}/{id}`, key: ALICE, status: 404 });
+  await call("DELETE", `${r}/b1`, { template: `${t}/{id}`, key: BOB, status: 200 });
+  await call("POST", `${r}:delete`, { template: `${t}:delete`, status: 200, body: { ids: ["zz"] } });
+  await call("POST", `${r}/delete`, { template: `${t}/delete`, status: 200,
+    body: { filter: { scope: "nothing" }, dialect: "vector_filter" } });
+  await call("POST", `${r}:delete`, { template: `${t}:delete`, status: 422,
+    body: { filter: { colour: "red" }, dialect: "vector_filter" } });
+  await call("POST", `${r}:delete`, { template: `${t}:delete`, status: 400, body: {} });
+});
+
+test("search and filters", async () => {
+  const base = "/v1/collections/notes";
+  await call("POST", `${base}/records`, { template: "/v1/collections/{name}/records", status: 200,
+    body: { records: [note("s1", "carol", "org_shared", "dragon hoard"), note("s2", "carol", "agent_private", "dragon egg")] } });
+  const s = "/v1/collections/{name}/search";
+  const hits = await call("POST", `${base}/search`, { template: s, status: 200,
+    body: { query: "dragon", filter: EXPR, dialect: "expr_v1", impact: true, explain: true, k: 5 } });
+  assert.ok(hits.body.hits.length >= 1);
+  assert.equal(hits.body.filter_impact.schema, "search_filter_impact/v1");
+  const widened = await call("POST", `${base}/search`, { template: s, key: ALICE, status: 200,
+    body: { query: "dragon", filter: { $or: [{ agent_id: "carol" }] }, dialect: "vector_filter" } });
+  assert.deepEqual(widened.body.hits.map((h) => h.id), []);
+  await call("POST", `${base}/search`, { template: s, status: 200, body: {} });
+  const bad = await call("POST", `${base}/search`, { template: s, status: 422,
+    body: { query: "dragon", dialect: "expr_v1", filter: { schema: "search_filter_expr/v1", expr: { op: "eq", field: "colour", value: 1 } } } });
+  assert.equal(bad.body.error_code, "INVALID_REQUEST");
+  await call("POST", `${base}/search`, { template: s, status: 400, body: { k: 100000 } });
+  await call("POST", `${base}/search`, { template: s, status: 400, body: { query: "x", extra: 1 } });
+  await call("POST", "/v1/collections/nope/search", { template: s, status: 404, body: { query: "x" } });
+  await call("POST", `${base}/search`, { template: s, key: null, status: 401, body: {} });
+  const f = "/v1/collections/{name}/filters";
+  await call("POST", `${base}/filters/check`, { template: `${f}/check`, status: 200, body: { filter: EXPR, dialect: "expr_v1" } });
+  await call("POST", `${base}/filters/check`, { template: `${f}/check`, status: 422,
+    body: { filter: { op: "eq" }, dialect: "retrieve" } });
+  await call("POST", `${base}/filters/check`, { template: `${f}/check`, status: 400, body: { filter: EXPR } });
+  await call("POST", `${base}/filters/translate`, { template: `${f}/translate`, status: 200,
+    body: { filter: EXPR, dialect: "expr_v1", target: "sqlite" } });
+  await call("POST", `${base}/filters/translate`, { template: `${f}/translate`, status: 422,
+    body: { filter: EXPR, dialect: "expr_v1", target: "nosuch" } });
+});
+
+test("retrieve configurations", async () => {
+  const t = "/v1/retrieves/{name}";
+  const spec = { collection: "notes", filter: RETRIEVE_FILTER, top_k: 5, threshold: 0, mode: "text" };
+  await call("PUT", "/v1/retrieves/lore", { template: t, key: ALICE, status: 403, body: spec });
+  await call("PUT", "/v1/retrieves/lore", { template: t, status: 201, body: spec });
+  await call("PUT", "/v1/retrieves/lore", { template: t, status: 200, body: spec });
+  await call("PUT", "/v1/retrieves/bad", { template: t, status: 422, body: { ...spec, filter: { op: "eq" } } });
+  await call("PUT", "/v1/retrieves/bad", { template: t, status: 404, body: { collection: "nope" } });
+  await call("GET", "/v1/retrieves", { status: 200 });
+  await call("GET", "/v1/retrieves/lore", { template: t, status: 200 });
+  await call("GET", "/v1/retrieves/nope", { template: t, status: 404 });
+  const patched = await call("PATCH", "/v1/retrieves/lore/filter", { template: `${t}/filter`, status: 422,
+    body: { filter: { op: "eq", lhs: { knowledge: "scope" }, rhs: { value: 3 } } } });
+  assert.equal(patched.body.code, 3007);
+  await call("PATCH", "/v1/retrieves/nope/filter", { template: `${t}/filter`, status: 404, body: { filter: "" } });
+  await call("POST", "/v1/retrieves/lore:run", { template: `${t}:run`, status: 200, body: { query: "dragon" } });
+  await call("POST", "/v1/retrieves/lore/run", { template: `${t}/run`, key: ALICE, status: 200, body: { query: "dragon" } });
+  await call("POST", "/v1/retrieves/nope:run", { template: `${t}:run`, status: 404, body: { query: "dragon" } });
+  await call("PATCH", "/v1/retrieves/lore/filter", { template: `${t}/filter`, status: 200, body: { filter: "" } });
+});
+
+test("unknown routes and wrong methods are problems too", async () => {
+  await call("GET", "/v2/nothing", { template: null, status: 404 });
+  const wrong = await call("PUT", "/v1/collections", { template: null, status: 405, body: {} });
+  assert.ok(wrong.headers.get("allow"));
+  await call("POST", "/mcp", { key: null, status: 401, body: {} });
+});

@@ -1,0 +1,583 @@
+// The HTTP API end to end: a real Server on a loopback port over a real
+// store, driven with httplib::Client. Covers every endpoint, every error
+// class, the auth matrix (SEARCH.md §6), the request bounds, overload, and a
+// graceful stop with a request in flight.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <filesystem>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include "engram/engine.h"
+#include "server/http/api.h"
+#include "server/http/auth.h"
+#include "server/http/server.h"
+#include "server/mcp/mcp_server.h"
+
+namespace engram::server::http {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+constexpr char kAliceKey[] = "alice-key-0123456789";
+constexpr char kBobKey[] = "bob-key-0123456789ab";
+constexpr char kCarolKey[] = "carol-key-0123456789";  // all_scopes
+constexpr char kAdminKey[] = "admin-key-0123456789";
+
+std::string KeysJson() {
+  return json{{"keys",
+               {{{"key", kAliceKey}, {"agent", "alice"}, {"profile", "private_only"}},
+                {{"key", kBobKey}, {"agent", "bob"}, {"profile", "private_plus_project"}},
+                {{"key", kCarolKey}, {"agent", "carol"}, {"profile", "all_scopes"}},
+                {{"key", kAdminKey}, {"admin", true}}}}}
+      .dump();
+}
+
+json Note(const std::string& id, const std::string& agent, const std::string& scope,
+          const std::string& content) {
+  return {{"id", id},          {"content", content},
+          {"type", "fact"},    {"scope", scope},
+          {"agent_id", agent}, {"importance", 0.5},
+          {"confidence", 0.9}, {"updated_at", "2024-05-01T10:00:00Z"}};
+}
+
+// A store, the Api and a Server on 127.0.0.1:0, torn down in order.
+class ServerHttpTest : public ::testing::Test {
+ protected:
+  void Start(bool with_keys, ApiOptions options = {}, ServerOptions server_options = {}) {
+    dir_ = fs::temp_directory_path() /
+           ("engram-http-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    StatusOr<std::unique_ptr<Engine>> engine = Engine::Open(dir_.string());
+    ASSERT_TRUE(engine.ok()) << engine.status().ToString();
+    engine_ = std::move(*engine);
+    mcp_ = std::make_unique<mcp::McpServer>(engine_.get(), mcp::McpOptions{});
+    KeyRing keys;
+    if (with_keys) {
+      StatusOr<KeyRing> parsed = KeyRing::Parse(KeysJson());
+      ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+      keys = *parsed;
+    }
+    api_ = std::make_unique<Api>(engine_.get(), mcp_.get(), keys, std::move(options));
+    server_ = std::make_unique<Server>(api_.get(), server_options);
+    StatusOr<int> port = server_->Bind("127.0.0.1", 0);
+    ASSERT_TRUE(port.ok()) << port.status().ToString();
+    port_ = *port;
+    server_->Start();
+  }
+
+  void TearDown() override {
+    if (server_) server_->Stop();
+    server_.reset();
+    api_.reset();
+    mcp_.reset();
+    engine_.reset();
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+
+  httplib::Client Client(const std::string& key = "") {
+    httplib::Client c("127.0.0.1", port_);
+    c.set_read_timeout(20, 0);
+    if (!key.empty()) c.set_bearer_token_auth(key);
+    return c;
+  }
+
+  struct Reply {
+    int status = 0;
+    json body;
+    std::string content_type;
+    httplib::Headers headers;
+  };
+  static Reply Wrap(const httplib::Result& r) {
+    Reply out;
+    if (!r) return out;
+    out.status = r->status;
+    out.body = json::parse(r->body, nullptr, false);
+    out.content_type = r->get_header_value("Content-Type");
+    out.headers = r->headers;
+    return out;
+  }
+  Reply Send(const std::string& method, const std::string& path, const std::string& body = "",
+             const std::string& key = kAdminKey) {
+    httplib::Client c = Client(key);
+    if (method == "GET") return Wrap(c.Get(path));
+    if (method == "DELETE") return Wrap(c.Delete(path));
+    if (method == "PUT") return Wrap(c.Put(path, body, "application/json"));
+    if (method == "PATCH") return Wrap(c.Patch(path, body, "application/json"));
+    return Wrap(c.Post(path, body, "application/json"));
+  }
+  Reply Post(const std::string& path, const json& body, const std::string& key = kAdminKey) {
+    return Send("POST", path, body.dump(), key);
+  }
+
+  void CreateNotes(const std::string& key = kAdminKey) {
+    Reply r = Post("/v1/collections",
+                   {{"name", "notes"},
+                    {"schema", "preset:notes"},
+                    {"text", {{{"name", "content"}}}},
+                    {"time_field", "updated_at"}},
+                   key);
+    ASSERT_EQ(r.status, 201) << r.body.dump();
+  }
+
+  static void ExpectProblem(const Reply& r, int status, const std::string& kind,
+                            const std::string& path = "") {
+    EXPECT_EQ(r.status, status) << r.body.dump();
+    EXPECT_EQ(r.content_type, "application/problem+json");
+    ASSERT_TRUE(r.body.is_object()) << r.body.dump();
+    EXPECT_EQ(r.body.value("status", 0), status);
+    EXPECT_EQ(r.body.value("kind", ""), kind) << r.body.dump();
+    for (const char* field : {"type", "title", "detail", "message", "path"}) {
+      EXPECT_TRUE(r.body.contains(field)) << field << " in " << r.body.dump();
+    }
+    if (!path.empty()) {
+      EXPECT_EQ(r.body.value("path", ""), path) << r.body.dump();
+    }
+  }
+
+  fs::path dir_;
+  std::unique_ptr<Engine> engine_;
+  std::unique_ptr<mcp::McpServer> mcp_;
+  std::unique_ptr<Api> api_;
+  std::unique_ptr<Server> server_;
+  int port_ = 0;
+};
+
+TEST_F(ServerHttpTest, ProbesMetricsAndOpenApi) {
+  Start(true);
+  EXPECT_EQ(Send("GET", "/livez", "", "").status, 200);
+  Reply ready = Send("GET", "/readyz", "", "");
+  EXPECT_EQ(ready.status, 200);
+  EXPECT_EQ(ready.body["status"], "ready");
+  Reply spec = Send("GET", "/openapi.json", "", "");
+  EXPECT_EQ(spec.status, 200);
+  EXPECT_EQ(spec.body.value("openapi", ""), "3.1.0");
+  CreateNotes();
+  httplib::Client c = Client();
+  httplib::Result m = c.Get("/metrics");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->status, 200);
+  EXPECT_NE(m->get_header_value("Content-Type").find("text/plain"), std::string::npos);
+  for (const char* name :
+       {"engram_http_requests_total{route=\"/v1/collections\",method=\"POST\",status=\"201\"} 1",
+        "engram_http_request_duration_seconds_bucket{route=\"/livez\",le=\"+Inf\"} 1",
+        "engram_http_in_flight", "engram_collection_records{collection=\"notes\"} 0"}) {
+    EXPECT_NE(m->body.find(name), std::string::npos) << name << "\n" << m->body;
+  }
+  api_->SetDraining();
+  ExpectProblem(Send("GET", "/readyz", "", ""), 503, "not_ready");
+}
+
+TEST_F(ServerHttpTest, CollectionsLifecycle) {
+  Start(false);
+  CreateNotes("");
+  Reply dup = Post("/v1/collections",
+                   {{"name", "notes"}, {"schema", "preset:notes"}, {"text", {"content"}}}, "");
+  ExpectProblem(dup, 409, "already_exists");
+  Reply inline_schema =
+      Post("/v1/collections",
+           {{"name", "lore"},
+            {"schema", {{"fields", {{{"name", "level"}, {"type", "int"}, {"optional", true}}}}}},
+            {"text", {{{"name", "text"}, {"weight", 2}}}},
+            {"vector", {{"dim", 4}, {"metric", "l2"}}},
+            {"language", "none"}},
+           "");
+  ASSERT_EQ(inline_schema.status, 201) << inline_schema.body.dump();
+  EXPECT_EQ(inline_schema.body["vector"]["dim"], 4);
+  EXPECT_EQ(inline_schema.body["text"][0]["weight"], 2.0);
+  Reply bad_schema = Post("/v1/collections",
+                          {{"name", "x"},
+                           {"schema", {{"fields", {{{"name", "a"}, {"type", "bogus"}}}}}},
+                           {"text", {"t"}}},
+                          "");
+  EXPECT_EQ(bad_schema.status, 422) << bad_schema.body.dump();
+  EXPECT_EQ(bad_schema.body.value("path", "").rfind("$.schema", 0), 0u) << bad_schema.body.dump();
+  ExpectProblem(Post("/v1/collections", {{"name", "x"}, {"schema", "/etc/passwd"}}, ""), 400,
+                "request.invalid", "$.schema");
+  ExpectProblem(
+      Post("/v1/collections", {{"name", "x"}, {"schema", "preset:notes"}, {"txt", 1}}, ""), 400,
+      "request.invalid", "$.txt");
+
+  Reply list = Send("GET", "/v1/collections", "", "");
+  ASSERT_EQ(list.status, 200);
+  EXPECT_EQ(list.body["collections"].size(), 2u);
+  Reply one = Send("GET", "/v1/collections/notes", "", "");
+  EXPECT_EQ(one.status, 200);
+  EXPECT_EQ(one.body["name"], "notes");
+  EXPECT_TRUE(one.body["schema"].is_object());
+  ExpectProblem(Send("GET", "/v1/collections/nope", "", ""), 404, "not_found");
+  EXPECT_EQ(Send("DELETE", "/v1/collections/lore", "", "").status, 200);
+  ExpectProblem(Send("DELETE", "/v1/collections/lore", "", ""), 404, "not_found");
+}
+
+TEST_F(ServerHttpTest, RecordsSearchAndFilters) {
+  Start(false);
+  CreateNotes("");
+  json records = json::array({Note("n1", "local", "agent_private", "the dragon sleeps"),
+                              Note("n2", "local", "project_shared", "the dragon wakes"),
+                              Note("n3", "local", "org_shared", "a quiet river")});
+  Reply up = Post("/v1/collections/notes/records", {{"records", records}}, "");
+  ASSERT_EQ(up.status, 200) << up.body.dump();
+  EXPECT_EQ(up.body["written"], 3);
+
+  json bad = records;
+  bad[1].erase("importance");
+  Reply rejected = Post("/v1/collections/notes/records", {{"records", bad}}, "");
+  ExpectProblem(rejected, 422, "record.invalid");
+  EXPECT_EQ(rejected.body.value("path", "").rfind("$.records[1]", 0), 0u) << rejected.body.dump();
+
+  Reply got = Send("GET", "/v1/collections/notes/records/n1", "", "");
+  ASSERT_EQ(got.status, 200);
+  EXPECT_EQ(got.body["content"], "the dragon sleeps");
+  ExpectProblem(Send("GET", "/v1/collections/notes/records/zz", "", ""), 404, "not_found");
+  ExpectProblem(Send("GET", "/v1/collections/nope/records/zz", "", ""), 404, "not_found");
+
+  Reply hits = Post("/v1/collections/notes/search", {{"query", "dragon"}, {"k", 5}}, "");
+  ASSERT_EQ(hits.status, 200) << hits.body.dump();
+  ASSERT_EQ(hits.body["hits"].size(), 2u);
+  EXPECT_TRUE(hits.body["hits"][0].contains("bm25"));
+  EXPECT_TRUE(hits.body["hits"][0]["record"].is_object());
+
+  json expr = {{"schema", "search_filter_expr/v1"},
+               {"expr", {{"op", "eq"}, {"field", "scope"}, {"value", "project_shared"}}}};
+  Reply filtered = Post("/v1/collections/notes/search",
+                        {{"query", "dragon"},
+                         {"filter", expr},
+                         {"dialect", "expr_v1"},
+                         {"impact", true},
+                         {"explain", true}},
+                        "");
+  ASSERT_EQ(filtered.status, 200) << filtered.body.dump();
+  ASSERT_EQ(filtered.body["hits"].size(), 1u);
+  EXPECT_EQ(filtered.body["hits"][0]["id"], "n2");
+  EXPECT_EQ(filtered.body["filter_impact"]["schema"], "search_filter_impact/v1");
+  EXPECT_TRUE(filtered.body.contains("explain"));
+
+  json bad_expr = {{"schema", "search_filter_expr/v1"},
+                   {"expr", {{"op", "eq"}, {"field", "colour"}, {"value", "x"}}}};
+  Reply bad_filter = Post("/v1/collections/notes/search",
+                          {{"query", "dragon"}, {"filter", bad_expr}, {"dialect", "expr_v1"}}, "");
+  ExpectProblem(bad_filter, 422, "filter.unknown_field", "$.filter.expr.field");
+  EXPECT_EQ(bad_filter.body["error_code"], "INVALID_REQUEST");
+  EXPECT_EQ(bad_filter.body["code"], 400);
+  ExpectProblem(Post("/v1/collections/notes/search", {{"filter", expr}}, ""), 400,
+                "request.invalid", "$.dialect");
+
+  Reply check = Post("/v1/collections/notes/filters/check",
+                     {{"filter", {{"scope", "org_shared"}}}, {"dialect", "vector_filter"}}, "");
+  ASSERT_EQ(check.status, 200) << check.body.dump();
+  EXPECT_TRUE(check.body["ok"].get<bool>());
+  EXPECT_TRUE(check.body["ir_sexpr"].is_string());
+  Reply check_bad =
+      Post("/v1/collections/notes/filters/check",
+           {{"filter", {{"op", "eq"}, {"args", json::array()}}}, {"dialect", "retrieve"}}, "");
+  EXPECT_EQ(check_bad.status, 422) << check_bad.body.dump();
+  EXPECT_EQ(check_bad.body["code"], 3007);
+  Reply sql = Post("/v1/collections/notes/filters/translate",
+                   {{"filter", expr}, {"dialect", "expr_v1"}, {"target", "sqlite"}}, "");
+  ASSERT_EQ(sql.status, 200) << sql.body.dump();
+  EXPECT_EQ(sql.body["target"], "sqlite");
+  EXPECT_TRUE(sql.body["params"].is_array());
+  ExpectProblem(Post("/v1/collections/notes/filters/translate",
+                     {{"filter", expr}, {"dialect", "expr_v1"}, {"target", "nosuch"}}, ""),
+                422, "filter.unsupported", "$.target");
+
+  Reply del_one = Send("DELETE", "/v1/collections/notes/records/n3", "", "");
+  EXPECT_EQ(del_one.status, 200);
+  EXPECT_EQ(del_one.body["deleted"], 1);
+  Reply del_ids = Post("/v1/collections/notes/records:delete", {{"ids", {"n1", "zz"}}}, "");
+  EXPECT_EQ(del_ids.body["deleted"], 1) << del_ids.body.dump();
+  Reply del_filter =
+      Post("/v1/collections/notes/records/delete", {{"filter", expr}, {"dialect", "expr_v1"}}, "");
+  EXPECT_EQ(del_filter.body["deleted"], 1) << del_filter.body.dump();
+  Reply empty = Send("GET", "/v1/collections/notes", "", "");
+  EXPECT_EQ(empty.body["records"], 0);
+}
+
+TEST_F(ServerHttpTest, RetrieveConfigurations) {
+  Start(false);
+  CreateNotes("");
+  ASSERT_EQ(Post("/v1/collections/notes/records",
+                 {{"records",
+                   {Note("n1", "local", "org_shared", "dragon lore"),
+                    Note("n2", "local", "agent_private", "dragon eggs")}}},
+                 "")
+                .status,
+            200);
+  json filter = {
+      {"op", "eq"}, {"lhs", {{"knowledge", "scope"}}}, {"rhs", {{"value", "org_shared"}}}};
+  Reply put = Send("PUT", "/v1/retrieves/lore",
+                   json{{"collection", "notes"},
+                        {"filter", filter},
+                        {"top_k", 5},
+                        {"threshold", 0},
+                        {"mode", "text"}}
+                       .dump(),
+                   "");
+  ASSERT_EQ(put.status, 201) << put.body.dump();
+  EXPECT_EQ(put.body["dialect"], "retrieve");
+  Reply run = Post("/v1/retrieves/lore:run", {{"query", "dragon"}}, "");
+  ASSERT_EQ(run.status, 200) << run.body.dump();
+  ASSERT_EQ(run.body["hits"].size(), 1u);
+  EXPECT_EQ(run.body["hits"][0]["id"], "n1");
+
+  json bad = {{"op", "eq"}, {"lhs", {{"knowledge", "scope"}}}, {"rhs", {{"value", 3}}}};
+  Reply patch = Send("PATCH", "/v1/retrieves/lore/filter", json{{"filter", bad}}.dump(), "");
+  ExpectProblem(patch, 422, "filter.type_mismatch");
+  EXPECT_EQ(patch.body["code"], 3007);
+  Reply still = Send("GET", "/v1/retrieves/lore", "", "");
+  EXPECT_EQ(still.body["filter"], filter);  // the old filter stays
+  Reply cleared = Send("PATCH", "/v1/retrieves/lore/filter", json{{"filter", "  "}}.dump(), "");
+  ASSERT_EQ(cleared.status, 200) << cleared.body.dump();
+  EXPECT_TRUE(cleared.body["filter"].is_null());
+  Reply all = Post("/v1/retrieves/lore/run", {{"query", "dragon"}}, "");
+  EXPECT_EQ(all.body["hits"].size(), 2u) << all.body.dump();
+  Reply list = Send("GET", "/v1/retrieves", "", "");
+  EXPECT_EQ(list.body["retrieves"].size(), 1u);
+  ExpectProblem(Send("GET", "/v1/retrieves/nope", "", ""), 404, "not_found");
+  ExpectProblem(Send("PUT", "/v1/retrieves/x", json{{"collection", "nope"}}.dump(), ""), 404,
+                "not_found");
+}
+
+TEST_F(ServerHttpTest, RequestErrors) {
+  ApiOptions options;
+  options.limits.max_batch = 3;
+  options.limits.max_k = 50;
+  ServerOptions server_options;
+  server_options.max_body_bytes = 64 << 10;
+  options.limits.max_body_bytes = server_options.max_body_bytes;
+  Start(false, options, server_options);
+  CreateNotes("");
+  ExpectProblem(Send("POST", "/v1/collections/notes/search", "{\"k\":", ""), 400,
+                "request.invalid_json", "$");
+  ExpectProblem(Send("POST", "/v1/collections/notes/search", "{\"k\":1,\"k\":2}", ""), 400,
+                "request.invalid_json");
+  ExpectProblem(Send("POST", "/v1/collections/notes/search", "[1]", ""), 400, "request.invalid");
+  ExpectProblem(Send("POST", "/v1/collections/notes/search", "", ""), 400, "request.invalid");
+  ExpectProblem(Send("GET", "/v2/nothing", "", ""), 404, "route.not_found");
+  Reply wrong = Send("PUT", "/v1/collections", "{}", "");
+  ExpectProblem(wrong, 405, "route.method_not_allowed");
+  EXPECT_NE(wrong.headers.find("Allow"), wrong.headers.end());
+  ExpectProblem(Post("/v1/collections/notes/search", {{"k", 51}}, ""), 400, "request.invalid",
+                "$.k");
+  ExpectProblem(Post("/v1/collections/notes/search", {{"k", "3"}}, ""), 400, "request.invalid",
+                "$.k");
+  ExpectProblem(Post("/v1/collections/notes/search", {{"vector", {1, "x"}}}, ""), 400,
+                "request.invalid", "$.vector[1]");
+  ExpectProblem(Post("/v1/collections/notes/search", {{"query", std::string(5000, 'a')}}, ""), 400,
+                "request.invalid", "$.query");
+  ExpectProblem(Post("/v1/collections/notes/search", {{"mode", "fuzzy"}}, ""), 400,
+                "request.invalid", "$.mode");
+  json four = json::array();
+  for (int i = 0; i < 4; ++i) four.push_back(Note("b" + std::to_string(i), "a", "s", "x"));
+  ExpectProblem(Post("/v1/collections/notes/records", {{"records", four}}, ""), 400,
+                "request.invalid", "$.records");
+  ExpectProblem(Post("/v1/collections/notes/records", {{"records", {1}}}, ""), 400,
+                "request.invalid", "$.records[0]");
+  std::string deep = "{\"filter\":" + std::string(100, '[') + std::string(100, ']') + "}";
+  ExpectProblem(Send("POST", "/v1/collections/notes/search", deep, ""), 400,
+                "request.invalid_json");
+  Reply big = Send("POST", "/v1/collections/notes/search", std::string(70 << 10, ' '), "");
+  ExpectProblem(big, 413, "request.too_large");
+  ExpectProblem(Post("/v1/collections/nope/search", {{"query", "x"}}, ""), 404, "not_found");
+  ExpectProblem(Post("/v1/collections/notes/records:delete", json::object(), ""), 400,
+                "request.invalid", "$");
+}
+
+TEST_F(ServerHttpTest, AuthMatrix) {
+  Start(true);
+  // No key, a malformed header, an unknown key.
+  Reply none = Send("GET", "/v1/collections", "", "");
+  ExpectProblem(none, 401, "auth.unauthenticated");
+  EXPECT_NE(none.headers.find("WWW-Authenticate"), none.headers.end());
+  ExpectProblem(Send("GET", "/v1/collections", "", "wrong-key-0123456789"), 401,
+                "auth.unauthenticated");
+  {
+    httplib::Client c = Client();
+    c.set_basic_auth("a", "b");
+    ExpectProblem(Wrap(c.Get("/v1/collections")), 401, "auth.unauthenticated");
+  }
+  ExpectProblem(Send("POST", "/mcp", "{}", ""), 401, "auth.unauthenticated");
+  // Admin-only operations.
+  ExpectProblem(Post("/v1/collections", {{"name", "x"}, {"schema", "preset:notes"}}, kAliceKey),
+                403, "auth.forbidden");
+  CreateNotes(kAdminKey);
+  ExpectProblem(Send("DELETE", "/v1/collections/notes", "", kBobKey), 403, "auth.forbidden");
+  ExpectProblem(Send("PUT", "/v1/retrieves/r", json{{"collection", "notes"}}.dump(), kBobKey), 403,
+                "auth.forbidden");
+  ExpectProblem(Send("PATCH", "/v1/retrieves/r/filter", json{{"filter", ""}}.dump(), kBobKey), 403,
+                "auth.forbidden");
+
+  // Each agent writes its own records; nobody writes as someone else.
+  ASSERT_EQ(Post("/v1/collections/notes/records",
+                 {{"records", {Note("a1", "alice", "agent_private", "alice dragon")}}}, kAliceKey)
+                .status,
+            200);
+  ASSERT_EQ(Post("/v1/collections/notes/records",
+                 {{"records",
+                   {Note("b1", "bob", "agent_private", "bob dragon private"),
+                    Note("b2", "bob", "project_shared", "bob dragon project"),
+                    Note("b3", "bob", "org_shared", "bob dragon org")}}},
+                 kBobKey)
+                .status,
+            200);
+  Reply forged =
+      Post("/v1/collections/notes/records",
+           {{"records", {Note("x1", "bob", "agent_private", "forged dragon")}}}, kAliceKey);
+  ExpectProblem(forged, 403, "scope.forbidden");
+  ExpectProblem(Post("/v1/collections/notes/records",
+                     {{"records", {Note("b1", "alice", "agent_private", "overwrite")}}}, kAliceKey),
+                403, "scope.forbidden");
+
+  auto ids = [&](const std::string& key, const json& extra) {
+    json body = {{"query", "dragon"}, {"k", 50}};
+    body.update(extra);
+    Reply r = Post("/v1/collections/notes/search", body, key);
+    EXPECT_EQ(r.status, 200) << r.body.dump();
+    std::set<std::string> out;
+    for (const json& h : r.body["hits"]) out.insert(h["id"].get<std::string>());
+    return out;
+  };
+  using Ids = std::set<std::string>;
+  EXPECT_EQ(ids(kAliceKey, json::object()), (Ids{"a1"}));
+  EXPECT_EQ(ids(kBobKey, json::object()), (Ids{"b1", "b2", "b3"}));
+  EXPECT_EQ(ids(kCarolKey, json::object()), (Ids{"b2", "b3"}));
+  EXPECT_EQ(ids(kAdminKey, json::object()), (Ids{"a1", "b1", "b2", "b3"}));
+  // No filter widens the scope.
+  json widen = {{"filter", {{"$or", {{{"agent_id", "bob"}}, {{"agent_id", "alice"}}}}}},
+                {"dialect", "vector_filter"}};
+  EXPECT_EQ(ids(kAliceKey, widen), (Ids{"a1"}));
+  json bob_only = {{"filter", {{"$or", {{{"agent_id", "bob"}}}}}}, {"dialect", "vector_filter"}};
+  EXPECT_EQ(ids(kAliceKey, bob_only), Ids{});
+  json expr_or = {{"filter",
+                   {{"schema", "search_filter_expr/v1"},
+                    {"expr",
+                     {{"op", "or"},
+                      {"args",
+                       {{{"op", "eq"}, {"field", "agent_id"}, {"value", "bob"}},
+                        {{"op", "neq"}, {"field", "scope"}, {"value", "zzz"}}}}}}}},
+                  {"dialect", "expr_v1"}};
+  EXPECT_EQ(ids(kAliceKey, expr_or), (Ids{"a1"}));
+  EXPECT_EQ(ids(kCarolKey, expr_or), (Ids{"b2", "b3"}));
+
+  // Reads and deletes by id are scoped too.
+  ExpectProblem(Send("GET", "/v1/collections/notes/records/b1", "", kAliceKey), 404, "not_found");
+  EXPECT_EQ(Send("GET", "/v1/collections/notes/records/b3", "", kCarolKey).status, 200);
+  EXPECT_EQ(Send("DELETE", "/v1/collections/notes/records/b1", "", kAliceKey).body["deleted"], 0);
+  ExpectProblem(Send("DELETE", "/v1/collections/notes/records/b3", "", kCarolKey), 403,
+                "permission_denied");
+  Reply wipe = Post("/v1/collections/notes/records:delete",
+                    {{"filter", {{"$or", {{{"agent_id", "bob"}}}}}}, {"dialect", "vector_filter"}},
+                    kAliceKey);
+  EXPECT_EQ(wipe.body["deleted"], 0) << wipe.body.dump();
+  EXPECT_EQ(ids(kAdminKey, json::object()).size(), 4u);
+  // Probes need no key.
+  EXPECT_EQ(Send("GET", "/livez", "", "").status, 200);
+  EXPECT_EQ(Send("GET", "/metrics", "", "").status, 200);
+}
+
+TEST(KeyRingTest, RejectsBadKeyFilesWithLocatedErrors) {
+  EXPECT_FALSE(KeyRing::Parse("{").ok());
+  StatusOr<KeyRing> r = KeyRing::Parse(R"({"keys":[{"key":"short","agent":"a"}]})");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("$.keys[0].key"), std::string::npos);
+  r = KeyRing::Parse(R"({"keys":[{"key":"0123456789abcdef","agent":"a","profile":"all"}]})");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("$.keys[0].profile"), std::string::npos);
+  r = KeyRing::Parse(R"({"keys":[{"key":"0123456789abcdef"}]})");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("$.keys[0].agent"), std::string::npos);
+  r = KeyRing::Parse(
+      R"({"keys":[{"key":"0123456789abcdef","admin":true},{"key":"0123456789abcdef","admin":true}]})");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("$.keys[1].key"), std::string::npos);
+  EXPECT_TRUE(IsLoopbackHost("127.0.0.1"));
+  EXPECT_TRUE(IsLoopbackHost("::1"));
+  EXPECT_FALSE(IsLoopbackHost("0.0.0.0"));
+}
+
+// A gate the test seam waits on: holds a request in flight until opened.
+struct Gate {
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool entered = false;
+  bool open = false;
+  void Enter() {
+    std::unique_lock<std::mutex> lock(mutex);
+    entered = true;
+    cv.notify_all();
+    cv.wait(lock, [this] { return open; });
+  }
+  void WaitEntered() {
+    std::unique_lock<std::mutex> lock(mutex);
+    cv.wait(lock, [this] { return entered; });
+  }
+  void Open() {
+    std::lock_guard<std::mutex> lock(mutex);
+    open = true;
+    cv.notify_all();
+  }
+};
+
+TEST_F(ServerHttpTest, OverloadAnswers503WithRetryAfter) {
+  auto gate = std::make_shared<Gate>();
+  ApiOptions options;
+  options.max_in_flight = 1;
+  options.before_route = [gate](const std::string& route) {
+    if (route == "/v1/collections/{name}/search") gate->Enter();
+  };
+  Start(false, options);
+  CreateNotes("");
+  auto slow = std::async(std::launch::async, [&] {
+    return Post("/v1/collections/notes/search", {{"query", "x"}}, "");
+  });
+  gate->WaitEntered();
+  Reply busy = Send("GET", "/v1/collections", "", "");
+  ExpectProblem(busy, 503, "overloaded");
+  EXPECT_NE(busy.headers.find("Retry-After"), busy.headers.end());
+  EXPECT_EQ(Send("GET", "/livez", "", "").status, 200);  // probes are not limited
+  gate->Open();
+  EXPECT_EQ(slow.get().status, 200);
+  EXPECT_EQ(Send("GET", "/v1/collections", "", "").status, 200);
+}
+
+TEST_F(ServerHttpTest, StopFinishesTheRequestInFlight) {
+  auto gate = std::make_shared<Gate>();
+  ApiOptions options;
+  options.before_route = [gate](const std::string& route) {
+    if (route == "/v1/collections/{name}/records") gate->Enter();
+  };
+  Start(false, options);
+  CreateNotes("");
+  auto write = std::async(std::launch::async, [&] {
+    return Post("/v1/collections/notes/records",
+                {{"records", {Note("late", "local", "agent_private", "written while stopping")}}},
+                "");
+  });
+  gate->WaitEntered();
+  auto stop = std::async(std::launch::async, [&] { server_->Stop(); });
+  // Stop must wait for the request: it cannot finish before the gate opens.
+  EXPECT_EQ(stop.wait_for(std::chrono::milliseconds(200)), std::future_status::timeout);
+  gate->Open();
+  stop.get();
+  Reply r = write.get();
+  EXPECT_EQ(r.status, 200) << r.body.dump();
+  EXPECT_FALSE(Client().Get("/livez"));  // no longer accepting
+  StatusOr<std::optional<std::string>> stored = engine_->Get("notes", "late");
+  ASSERT_TRUE(stored.ok());
+  EXPECT_TRUE(stored->has_value());
+}
+
+}  // namespace
+}  // namespace engram::server::http
