@@ -112,7 +112,8 @@ class Api {
 // The JSON forms the routes answer with.
 nlohmann::json CollectionJson(const CollectionInfo& info);
 nlohmann::json RetrieveJson(const RetrieveSpec& spec);
-nlohmann::json SearchResponseJson(const SearchResponse& response);
+// A search's hits (and filter impact, explain) as the 200 reply.
+HttpResponse SearchReply(const SearchResponse& response);
 // A stored JSON text as a value; a string when it is not JSON.
 nlohmann::json JsonOrString(const std::string& text);
 

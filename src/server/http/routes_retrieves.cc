@@ -70,7 +70,7 @@ HttpResponse Api::RunRetrieve(const Call& call) {
     const Diagnostic& d = *r->rejected;
     return ProblemResponse(FromDiagnostic(d, d.kind.rfind("query.", 0) == 0 ? "$.query" : "$"));
   }
-  return JsonResponse(200, SearchResponseJson(*r));
+  return SearchReply(*r);
 }
 
 }  // namespace engram::server::http

@@ -13,19 +13,32 @@ std::string BaseFor(const Diagnostic& d) {
 
 }  // namespace
 
-nlohmann::json SearchResponseJson(const SearchResponse& response) {
-  nlohmann::json hits = nlohmann::json::array();
-  for (const SearchHit& h : response.hits) {
-    nlohmann::json hit = {{"id", h.id}, {"score", h.score}, {"relevance", h.relevance}};
-    if (h.bm25) hit["bm25"] = *h.bm25;
-    if (h.distance) hit["distance"] = *h.distance;
-    hit["record"] = JsonOrString(h.record);
-    hits.push_back(std::move(hit));
+HttpResponse SearchReply(const SearchResponse& response) {
+  // Written directly rather than through nlohmann::json: each hit's record
+  // is already a JSON object text (the engine stored it after validating
+  // it), and parsing it only to print it again was the largest part of the
+  // server's per-request cost (bench/server).
+  auto number = [](double v) { return nlohmann::json(v).dump(); };
+  HttpResponse reply;
+  std::string& out = reply.body;
+  out = "{\"hits\":[";
+  for (std::size_t i = 0; i < response.hits.size(); ++i) {
+    const SearchHit& h = response.hits[i];
+    if (i > 0) out += ',';
+    out += "{\"id\":";
+    out += nlohmann::json(h.id).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    out += ",\"score\":" + number(h.score) + ",\"relevance\":" + number(h.relevance);
+    if (h.bm25) out += ",\"bm25\":" + number(*h.bm25);
+    if (h.distance) out += ",\"distance\":" + number(*h.distance);
+    out += ",\"record\":";
+    out += h.record;
+    out += '}';
   }
-  nlohmann::json doc = {{"hits", std::move(hits)}};
-  if (!response.filter_impact.empty()) doc["filter_impact"] = JsonOrString(response.filter_impact);
-  if (!response.explain.empty()) doc["explain"] = JsonOrString(response.explain);
-  return doc;
+  out += ']';
+  if (!response.filter_impact.empty()) out += ",\"filter_impact\":" + response.filter_impact;
+  if (!response.explain.empty()) out += ",\"explain\":" + response.explain;
+  out += '}';
+  return reply;
 }
 
 HttpResponse Api::Search(const Call& call) {
@@ -40,7 +53,7 @@ HttpResponse Api::Search(const Call& call) {
     if (BaseFor(d) == "$.filter") dialect = request.value().dialect;
     return ProblemResponse(FromDiagnostic(d, BaseFor(d), dialect));
   }
-  return JsonResponse(200, SearchResponseJson(*r));
+  return SearchReply(*r);
 }
 
 HttpResponse Api::CheckFilter(const Call& call, bool translate) {

@@ -13,8 +13,8 @@ namespace engram::server::http {
 struct ServeOptions {
   std::string db;
   std::string listen = "127.0.0.1:7700";  // HOST:PORT; port 0 picks a free one
-  std::string keys;                // an API keys file; empty: no authentication (loopback only)
-  Limits limits;                   // request bounds (body, batch, query, filter, k)
+  std::string keys;  // an API keys file; empty: no authentication (loopback only)
+  Limits limits;     // request bounds (body, batch, query, filter, k)
   // A connection holds a thread while it is open (keep-alive included), so
   // there are more threads than engine requests allowed at once: a burst
   // past `max_in_flight` gets a quick 503 instead of queueing unseen.

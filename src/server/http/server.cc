@@ -47,6 +47,10 @@ Server::Server(Api* api, ServerOptions options) : impl_(new Impl{api, options, {
   http.set_write_timeout(options.write_timeout_seconds, 0);
   http.set_payload_max_length(options.max_body_bytes);
   http.set_keep_alive_max_count(100);
+  // Replies are written in pieces (headers, then body); without TCP_NODELAY
+  // the last piece waits for the client's delayed ACK, about 40 ms a request
+  // on keep-alive connections (measured by bench/server).
+  http.set_tcp_nodelay(true);
   auto handler = [api](const httplib::Request& req, httplib::Response& res) {
     Reply(api->Handle(Convert(req)), res);
   };
