@@ -8,7 +8,6 @@
 #include "engine/engine_impl.h"
 #include "engine/internal.h"
 #include "engine/scope.h"
-#include "filter/eval/program.h"
 #include "text/query/query.h"
 
 namespace engram {
@@ -178,11 +177,8 @@ StatusOr<WriteResult> Engine::Upsert(std::string_view collection,
                                      const std::function<void(std::size_t)>& progress,
                                      const std::optional<Scope>& scope) {
   ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
-  std::optional<filter::Program> owns;
-  if (scope) {
-    ASSIGN_OR_RETURN(filter::Node own, engine::ScopeOwnNode(c->schema(), *scope, collection));
-    owns.emplace(own, c->schema());
-  }
+  ASSIGN_OR_RETURN(std::optional<engine::ScopeTests> tests,
+                   engine::MakeScopeTests(c->schema(), scope, collection));
   // Check every record before anything is written: a rejected batch writes nothing.
   std::vector<PreparedRecord> prepared;
   prepared.reserve(records.size());
@@ -194,7 +190,7 @@ StatusOr<WriteResult> Engine::Upsert(std::string_view collection,
       rejected.rejected_index = i;
       return rejected;
     }
-    if (owns && !owns->Matches(r.value().slots)) {
+    if (tests && !tests->owns.Matches(r.value().slots)) {
       WriteResult rejected;
       rejected.rejected = ForbiddenWrite(
           "agent_id", "a record's agent_id must be '" + scope->agent + "', the caller's agent");
@@ -216,12 +212,12 @@ StatusOr<WriteResult> Engine::Upsert(std::string_view collection,
   }
 
   std::lock_guard<std::mutex> writer(c->write_mutex());
-  if (owns) {
+  if (tests) {
     // Replacing a record is writing over its owner's: only the owner may.
     std::shared_lock<std::shared_mutex> lock(c->mutex());
     for (std::size_t i = 0; i < unique.size(); ++i) {
       const std::optional<std::uint32_t> existing = c->Find(unique[i].id);
-      if (existing && !owns->Matches(*c->metadata().Row(*existing))) {
+      if (existing && !tests->owns.Matches(*c->metadata().Row(*existing))) {
         WriteResult rejected;
         rejected.rejected = ForbiddenWrite(
             "id", "record '" + unique[i].id + "' belongs to another agent and cannot be replaced");
@@ -279,22 +275,17 @@ StatusOr<WriteResult> Engine::Impl::RemoveDocs(Collection& c,
 StatusOr<WriteResult> Engine::Delete(std::string_view collection, std::span<const std::string> ids,
                                      const std::optional<Scope>& scope) {
   ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
-  std::optional<filter::Program> reads, owns;
-  if (scope) {
-    ASSIGN_OR_RETURN(filter::Node read, engine::ScopeReadNode(c->schema(), *scope, collection));
-    ASSIGN_OR_RETURN(filter::Node own, engine::ScopeOwnNode(c->schema(), *scope, collection));
-    reads.emplace(read, c->schema());
-    owns.emplace(own, c->schema());
-  }
+  ASSIGN_OR_RETURN(std::optional<engine::ScopeTests> tests,
+                   engine::MakeScopeTests(c->schema(), scope, collection));
   std::lock_guard<std::mutex> writer(c->write_mutex());
   std::vector<std::uint32_t> docs;
   for (const std::string& id : ids) {
     std::optional<std::uint32_t> doc = c->Find(id);
     if (!doc) continue;
-    if (scope) {
+    if (tests) {
       const std::vector<Value>& row = *c->metadata().Row(*doc);
-      if (!reads->Matches(row)) continue;  // invisible to the caller: as if absent
-      if (!owns->Matches(row)) {
+      if (!tests->reads.Matches(row)) continue;  // invisible to the caller: as if absent
+      if (!tests->owns.Matches(row)) {
         return Status::PermissionDenied("record '" + id + "' belongs to another agent");
       }
     }
@@ -332,15 +323,14 @@ StatusOr<WriteResult> Engine::DeleteWhere(std::string_view collection, FilterDia
 StatusOr<std::optional<std::string>> Engine::Get(std::string_view collection, std::string_view id,
                                                  const std::optional<Scope>& scope) const {
   ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
-  std::optional<filter::Program> reads;
-  if (scope) {
-    ASSIGN_OR_RETURN(filter::Node read, engine::ScopeReadNode(c->schema(), *scope, collection));
-    reads.emplace(read, c->schema());
-  }
+  ASSIGN_OR_RETURN(std::optional<engine::ScopeTests> tests,
+                   engine::MakeScopeTests(c->schema(), scope, collection));
   std::shared_lock<std::shared_mutex> lock(c->mutex());
   std::optional<std::uint32_t> doc = c->Find(id);
   if (!doc) return std::optional<std::string>();
-  if (reads && !reads->Matches(*c->metadata().Row(*doc))) return std::optional<std::string>();
+  if (tests && !tests->reads.Matches(*c->metadata().Row(*doc))) {
+    return std::optional<std::string>();
+  }
   return std::optional<std::string>(c->body_of(*doc));
 }
 
@@ -449,12 +439,8 @@ StatusOr<SearchResponse> Engine::Search(std::string_view collection,
     r.dialect = ToInternal(dialect);
   }
   std::optional<filter::CompiledFilter> scoped;
-  if (request.scope) {
-    ASSIGN_OR_RETURN(filter::Node read,
-                     engine::ScopeReadNode(c->schema(), *request.scope, collection));
-    scoped.emplace(engine::Restrict(r.filter, std::move(read), c->spec().schema.get()));
-    r.filter = &*scoped;
-  }
+  ASSIGN_OR_RETURN(r.filter, engine::ReadableFilter(c->spec().schema.get(), request.scope,
+                                                    collection, r.filter, &scoped));
   if (!request.query && !request.vector) {
     if (request.k == 0 || request.k > search::kMaxK) {
       rejected.rejected = Diagnostic{400, "request.invalid", "k",

@@ -192,11 +192,8 @@ StatusOr<SearchResponse> Engine::Retrieve(std::string_view name, std::string_vie
   if (state->spec.mode == SearchMode::kVector && vectors) r.mode = search::Mode::kVector;
   r.filter = state->filter.get();
   std::optional<filter::CompiledFilter> scoped;
-  if (scope) {
-    ASSIGN_OR_RETURN(filter::Node read, engine::ScopeReadNode(c->schema(), *scope, c->spec().name));
-    scoped.emplace(engine::Restrict(r.filter, std::move(read), c->spec().schema.get()));
-    r.filter = &*scoped;
-  }
+  ASSIGN_OR_RETURN(r.filter, engine::ReadableFilter(c->spec().schema.get(), scope, c->spec().name,
+                                                    r.filter, &scoped));
   r.dialect = ToInternal(state->spec.dialect);
   r.k = state->spec.top_k;
   // The threshold is a distance (SEARCH.md §2): it applies when vectors are searched.

@@ -69,4 +69,24 @@ filter::CompiledFilter Restrict(const filter::CompiledFilter* user, filter::Node
       filter::Filter{schema, std::move(optimized)});
 }
 
+StatusOr<const filter::CompiledFilter*> ReadableFilter(
+    const std::shared_ptr<const Schema>& schema, const std::optional<Scope>& scope,
+    std::string_view collection, const filter::CompiledFilter* user,
+    std::optional<filter::CompiledFilter>* restricted) {
+  if (!scope) return user;
+  ASSIGN_OR_RETURN(filter::Node read, ScopeReadNode(*schema, *scope, collection));
+  restricted->emplace(Restrict(user, std::move(read), schema));
+  return &**restricted;
+}
+
+StatusOr<std::optional<ScopeTests>> MakeScopeTests(const Schema& schema,
+                                                   const std::optional<Scope>& scope,
+                                                   std::string_view collection) {
+  if (!scope) return std::optional<ScopeTests>();
+  ASSIGN_OR_RETURN(filter::Node read, ScopeReadNode(schema, *scope, collection));
+  ASSIGN_OR_RETURN(filter::Node own, ScopeOwnNode(schema, *scope, collection));
+  return std::optional<ScopeTests>(
+      ScopeTests{filter::Program(read, schema), filter::Program(own, schema)});
+}
+
 }  // namespace engram::engine

@@ -5,11 +5,13 @@
 #define ENGRAM_ENGINE_SCOPE_H_
 
 #include <memory>
+#include <optional>
 #include <string_view>
 
 #include "base/status.h"
 #include "engram/engine.h"
 #include "filter/compiler.h"
+#include "filter/eval/program.h"
 #include "schema/schema.h"
 
 namespace engram::engine {
@@ -30,6 +32,24 @@ StatusOr<filter::Node> ScopeOwnNode(const Schema& schema, const Scope& scope,
 // `user` (null: no filter) restricted to `scope_node`.
 filter::CompiledFilter Restrict(const filter::CompiledFilter* user, filter::Node scope_node,
                                 const std::shared_ptr<const Schema>& schema);
+
+// The filter a scoped search runs with: `user` (null: none) itself without a
+// scope, else `user` restricted to what `scope` may read, kept in
+// `*restricted`. PermissionDenied as ScopeReadNode.
+StatusOr<const filter::CompiledFilter*> ReadableFilter(
+    const std::shared_ptr<const Schema>& schema, const std::optional<Scope>& scope,
+    std::string_view collection, const filter::CompiledFilter* user,
+    std::optional<filter::CompiledFilter>* restricted);
+
+// One record's slots tested against a scope: may the caller read it, does it own it.
+struct ScopeTests {
+  filter::Program reads;
+  filter::Program owns;
+};
+// nullopt without a scope; PermissionDenied as ScopeReadNode.
+StatusOr<std::optional<ScopeTests>> MakeScopeTests(const Schema& schema,
+                                                   const std::optional<Scope>& scope,
+                                                   std::string_view collection);
 
 }  // namespace engram::engine
 
