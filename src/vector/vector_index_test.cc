@@ -127,6 +127,33 @@ TEST(VectorIndex, ExplainReportsTheNumbersBehindThePlan) {
   EXPECT_LT(explain.distances, kN);
 }
 
+// A filter keeping a third of the records costs a walk at the global share
+// (18 * 64 / (1/3) = 3,456 graph distances) more than the scan (2,000), so
+// only a look at the query's neighbourhood tells a filter that keeps it
+// (walk) from one that does not (scan).
+TEST(VectorIndex, TheNeighbourhoodDecidesWhenAWalkCouldWin) {
+  const VectorIndex index = BuildIndex(Metric::kL2);
+  constexpr std::size_t kKept = 2000;
+  for (int qi = 0; qi < 10; ++qi) {
+    const auto q = index.store().PrepareQuery(Query(qi));
+    ASSERT_TRUE(q.ok());
+    const roaring::Roaring near = DistanceRankedAllowed(index.store(), q->data(), kKept, true);
+    const roaring::Roaring far = DistanceRankedAllowed(index.store(), q->data(), kKept, false);
+    const roaring::Roaring random = RandomAllowed(kN, double{kKept} / kN, 500 + qi);
+    VectorExplain explain;
+    const auto hits = index.Search(Query(qi), Top(10), &near, &explain);
+    ASSERT_TRUE(hits.ok());
+    EXPECT_EQ(explain.plan, VectorPlan::kGraph) << explain.reason;
+    EXPECT_GT(explain.local_selectivity, 0.9);
+    EXPECT_GE(Recall(*hits, ExactSearch(index.store(), q->data(), 10, &near)), 0.9);
+    for (const roaring::Roaring* other : {&far, &random}) {
+      ASSERT_TRUE(index.Search(Query(qi), Top(10), other, &explain).ok());
+      EXPECT_EQ(explain.plan, VectorPlan::kExact) << explain.reason;
+      EXPECT_GE(explain.local_selectivity, 0.0);
+    }
+  }
+}
+
 TEST(VectorIndex, ForcedPlansAreFollowed) {
   const VectorIndex index = BuildIndex(Metric::kCosine);
   const roaring::Roaring allowed = RandomAllowed(kN, 0.2, 3);
