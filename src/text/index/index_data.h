@@ -54,7 +54,9 @@ struct SurfaceWord {
 
 struct IndexData {
   TextIndexOptions options;
-  SortedWords terms;                      // stemmed term -> id, sorted
+  // Term -> id, sorted, for prefix queries: kept only without a stemmer (with
+  // one, prefixes expand over `surface`, and Serialize sorts the terms).
+  SortedWords terms;
   WordHash term_ids;                      // the same, hashed (over term_text)
   std::vector<std::string> term_text;     // id -> stemmed term
   std::vector<TermPostings> postings;     // id -> postings
@@ -71,8 +73,8 @@ struct IndexData {
   roaring::Roaring live;  // live documents
   // doc * F + f: the number of tokens of field f of doc (0 for absent docs).
   std::vector<std::uint32_t> lengths;
-  // doc -> distinct term ids (ascending), and the ids of its distinct surface
-  // words (stemmed indexes only; in no particular order), of the live document.
+  // doc -> distinct term ids, and the ids of its distinct surface words
+  // (stemmed indexes only), of the live document; in no particular order.
   std::vector<std::vector<std::uint32_t>> doc_terms;
   std::vector<std::vector<std::uint32_t>> doc_surface;
   std::vector<std::uint64_t> total_len;  // per field, over live documents
@@ -83,6 +85,8 @@ struct IndexData {
   }
   // The id of `term`, or -1 when no live document has it.
   std::int64_t Find(std::string_view term) const;
+  // The ids of the terms with postings, in the byte order of their texts.
+  std::vector<std::uint32_t> TermsInTextOrder() const;
   // The ids of the terms with postings whose text (kNone), or some surface
   // word of which (stemmers), starts with `prefix`; ascending, unique.
   std::vector<std::uint32_t> ExpandPrefix(std::string_view prefix) const;

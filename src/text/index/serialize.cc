@@ -53,14 +53,15 @@ std::string TextIndex::Serialize() const {
       for (std::size_t f = 0; f < nf; ++f) w.Var(d.length(doc, f));
     }
   }
-  // Terms in text order; their serialised index is their rank in d.terms.
-  w.Var(d.terms.size());
+  // Terms in text order; their serialised index is their rank in that order.
+  const std::vector<std::uint32_t> ordered = d.TermsInTextOrder();
+  w.Var(ordered.size());
   std::vector<std::uint32_t> rank(d.postings.size(), 0);
   std::uint32_t r = 0;
-  for (const auto& [text, id] : d.terms) {
+  for (const std::uint32_t id : ordered) {
     rank[id] = r++;
     const TermPostings& p = d.postings[id];
-    w.Str(text);
+    w.Str(d.term_text[id]);
     w.Var(p.size());
     std::uint32_t prev = 0;
     for (std::size_t i = 0; i < p.size(); ++i) {
@@ -197,7 +198,7 @@ std::optional<TextIndex> TextIndex::Load(std::string_view bytes, std::string* er
       p.pos_start.push_back(static_cast<std::uint32_t>(p.positions.size()));
       d.doc_terms[doc].push_back(id);
     }
-    d.terms.emplace(text, id);
+    if (!d.stemmed()) d.terms.emplace(text, id);
     d.term_ids.Insert(text, id);
     d.term_text.push_back(std::move(text));
     d.postings.push_back(std::move(p));
@@ -233,6 +234,7 @@ std::optional<TextIndex> TextIndex::Load(std::string_view bytes, std::string* er
           return fail("bad document words");
         }
         SurfaceWord& sw = d.surface_words[idx];
+        // (Loaded forward lists are ascending: terms are numbered in order.)
         if (!std::binary_search(d.doc_terms[doc].begin(), d.doc_terms[doc].end(), sw.term)) {
           return fail("document word without its term");
         }

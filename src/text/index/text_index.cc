@@ -45,7 +45,7 @@ std::uint32_t TermId(IndexData& data, std::string_view term) {
   TermPostings& p = data.postings[id];  // empty (new, or emptied by Remove)
   p.max_tf.assign(data.num_fields(), 0);
   p.min_len.assign(data.num_fields(), 0);
-  data.terms.emplace(term, id);
+  if (!data.stemmed()) data.terms.emplace(term, id);
   data.term_ids.Insert(term, id);
   return id;
 }
@@ -90,7 +90,6 @@ struct PutScratch {
   std::vector<std::uint32_t> token_slot;  // the document's tokens in order, as slots
   std::vector<std::uint32_t> token_pos;   // and their positions in their fields
   std::vector<std::uint32_t> positions;   // grouped by slot, field-major, ascending
-  std::vector<std::uint64_t> order;       // term id << 32 | slot, sorted
   std::vector<std::uint32_t> lens;        // per field
   std::vector<std::uint64_t> hashes;      // per token of the field: WordHash::Hash
   std::vector<std::uint32_t> doc_words;   // the document's distinct surface word ids
@@ -135,6 +134,21 @@ const std::uint32_t* TermPostings::field_positions(std::size_t i, std::size_t fi
 std::int64_t IndexData::Find(std::string_view term) const {
   const std::uint32_t id = TermIdOf(term);
   return id == WordHash::kNone ? -1 : static_cast<std::int64_t>(id);
+}
+
+std::vector<std::uint32_t> IndexData::TermsInTextOrder() const {
+  std::vector<std::uint32_t> ids;
+  ids.reserve(term_ids.size());
+  if (!stemmed()) {
+    for (const auto& [text, id] : terms) ids.push_back(id);
+    return ids;
+  }
+  for (std::uint32_t id = 0; id < postings.size(); ++id) {
+    if (!postings[id].docs.empty()) ids.push_back(id);
+  }
+  std::sort(ids.begin(), ids.end(),
+            [this](std::uint32_t a, std::uint32_t b) { return term_text[a] < term_text[b]; });
+  return ids;
 }
 
 std::vector<std::uint32_t> IndexData::ExpandPrefix(std::string_view prefix) const {
@@ -206,12 +220,17 @@ void TextIndex::Put(std::uint32_t doc, const std::vector<std::string_view>& text
     const std::size_t count = x.tokens.size();
     x.lens[f] = static_cast<std::uint32_t>(count);
     if (d.stemmed()) {
-      // Hash every word first and fetch its slot, so that the lookups below
-      // find their slots in cache rather than missing one after another.
+      // Hash every word first and fetch its slot, then (the slots arriving)
+      // the word each slot names, so that the lookups below find both in
+      // cache rather than missing one after another.
       x.hashes.resize(count);
       for (std::size_t pos = 0; pos < count; ++pos) {
         x.hashes[pos] = WordHash::Hash(x.tokens[pos]);
         d.surface_ids.Prefetch(x.hashes[pos]);
+      }
+      for (std::size_t pos = 0; pos < count; ++pos) {
+        const std::uint32_t candidate = d.surface_ids.Candidate(x.hashes[pos]);
+        if (candidate != WordHash::kNone) __builtin_prefetch(&d.surface_words[candidate]);
       }
     }
     for (std::size_t pos = 0; pos < count; ++pos) {
@@ -278,19 +297,13 @@ void TextIndex::Put(std::uint32_t doc, const std::vector<std::string_view>& text
   }
   x.table_clean = true;
 
-  // Postings in term order, so the forward list comes out ascending.
-  x.order.resize(slots);
-  for (std::size_t k = 0; k < slots; ++k) {
-    x.order[k] = std::uint64_t{x.slot_term[k]} << 32 | k;
-  }
-  std::sort(x.order.begin(), x.order.end());
   // The postings of a document's terms lie all over the heap and each append
   // touches several of their arrays: fetch them ahead, the term records
   // first and then the ends of their arrays, so the misses overlap instead
   // of coming one after another in the loop below.
-  for (const std::uint64_t key : x.order) __builtin_prefetch(&d.postings[key >> 32]);
-  for (const std::uint64_t key : x.order) {
-    const TermPostings& p = d.postings[key >> 32];
+  for (const std::uint32_t id : x.slot_term) __builtin_prefetch(&d.postings[id]);
+  for (const std::uint32_t id : x.slot_term) {
+    const TermPostings& p = d.postings[id];
     __builtin_prefetch(p.docs.data() + p.docs.size(), 1);
     __builtin_prefetch(p.tfs.data() + p.tfs.size(), 1);
     __builtin_prefetch(p.pos_start.data() + p.pos_start.size(), 1);
@@ -299,13 +312,11 @@ void TextIndex::Put(std::uint32_t doc, const std::vector<std::string_view>& text
     __builtin_prefetch(p.min_len.data(), 1);
   }
   std::vector<std::uint32_t>& forward = d.doc_terms[doc];
-  forward.reserve(slots);
-  for (const std::uint64_t key : x.order) {
-    const auto id = static_cast<std::uint32_t>(key >> 32);
-    const auto k = static_cast<std::uint32_t>(key);
+  forward.assign(x.slot_term.begin(), x.slot_term.end());
+  for (std::size_t k = 0; k < slots; ++k) {
+    const std::uint32_t id = x.slot_term[k];
     const std::uint32_t* tfs = &x.slot_tfs[k * nf];
     const std::uint32_t begin = k == 0 ? 0 : x.slot_start[k - 1];
-    forward.push_back(id);
     TermPostings& p = d.postings[id];
     for (std::size_t f = 0; f < nf; ++f) {
       if (tfs[f] > 0) {
@@ -333,7 +344,7 @@ void TextIndex::Remove(std::uint32_t doc) {
     p.pos_start.erase(p.pos_start.begin() + static_cast<std::ptrdiff_t>(i) + 1);
     for (std::size_t j = i + 1; j < p.pos_start.size(); ++j) p.pos_start[j] -= count;
     if (p.docs.empty()) {
-      d.terms.erase(d.term_text[id]);
+      if (!d.stemmed()) d.terms.erase(d.term_text[id]);
       d.term_ids.Erase(d.term_text[id],
                        [&d](std::uint32_t t) -> const std::string& { return d.term_text[t]; });
       d.term_text[id].clear();

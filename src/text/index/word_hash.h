@@ -69,6 +69,18 @@ class WordHash {
     if (!slots_.empty()) __builtin_prefetch(&slots_[(hash >> 32) & (slots_.size() - 1)]);
   }
 
+  // The id a Find for a word with Hash `hash` compares first (the first slot
+  // of its probe run with the same hash bits), or kNone: its word can be
+  // fetched ahead once the slot is in cache (Prefetch).
+  std::uint32_t Candidate(std::uint64_t hash) const {
+    if (slots_.empty()) return kNone;
+    const auto h = static_cast<std::uint32_t>(hash >> 32);
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+      if (slots_[i].id == kNone || slots_[i].hash == h) return slots_[i].id;
+    }
+  }
+
   // Adds `id` for `word`, which must be absent.
   void Insert(std::string_view word, std::uint32_t id) {
     if (2 * (size_ + 1) > slots_.size()) Grow();
