@@ -53,7 +53,7 @@ json::Value FilterExplain(const filter::CompiledFilter& filter, FilterMode mode,
 json::Value TextExplain(const TextRun& run, std::size_t fetch_k, double max_bm25);
 
 // {"fetch_k", "hits", "metric", "plan", "reason", "live", "allowed",
-//  "selectivity", "local_selectivity" (null when not sampled), "ef",
+//  "selectivity", "local_selectivity" (null when neither sampled nor walked), "ef",
 //  "distances", "micros"}: VectorExplain's fields.
 json::Value VectorExplainJson(const VectorRun& run, std::size_t fetch_k, vector::Metric metric);
 

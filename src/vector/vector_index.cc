@@ -5,16 +5,23 @@
 //   graph, walk all = kWalkCost * ef / s: a walk that keeps only allowed
 //                     records visits about 1/s nodes per kept one, and a graph
 //                     distance (a random read plus heap work) costs more;
-// where s is the selectivity the walk meets near the query: the global one,
-// or, when sampled, the allowed share of the query's unfiltered
-// neighbourhood, since a filter anti-correlated with the query leaves few
-// allowed records there and the walk runs long, and one correlated with it
-// keeps many. The neighbourhood is sampled when the walk looks cheaper at
-// the global share, and also whenever a walk could win at all, that is when
-// one meeting only allowed records (s = 1) plus the sample costs less than
-// the scan: at 1 % kept on 1M vectors the global share always says "scan",
-// yet a correlated filter's walk is 3.5x faster. kWalkCost was fitted on
-// bench/vector (RESULTS.md).
+// where s is the selectivity the walk meets near the query. A filter
+// anti-correlated with the query leaves few allowed records there and one
+// correlated with it keeps many, so the global share can mislead both ways:
+//  - the walk looks cheaper at the global share: it runs, and its first
+//    HnswSearchStats::kNear expansions (the query's neighbourhood, allowed or
+//    not) are checked; none allowed means the allowed records lie beyond the
+//    neighbourhood, where a walk that keeps ef candidates does not reach
+//    (measured on 1M x 128: recall 0.2-0.3 at 10-50 % kept), so the answer
+//    is the exact scan's instead;
+//  - the scan looks cheaper, but a walk meeting only allowed records (s = 1)
+//    plus a sample would beat it: the query's unfiltered neighbourhood is
+//    sampled (kSampleEf nearest) and s is the allowed share there. At 1 %
+//    kept on 1M vectors the global share always says "scan", yet a
+//    correlated filter's walk is 3.5x faster.
+// A walk that runs first costs no sample: on 4,800 SIFT vectors at 50 %
+// kept, the sample cost a third of the graph plan's speed. kWalkCost was
+// fitted on bench/vector (RESULTS.md).
 //
 // The two-hop walk (ACORN-1) is measured there too but never chosen: on the
 // clustered sets it lost recall at 1 % and under anti-correlated filters
@@ -273,8 +280,8 @@ StatusOr<std::vector<Neighbor>> VectorIndex::Search(std::span<const float> query
     const double ef = static_cast<double>(PlanEf(k, options.ef));
     double walk_cost = kWalkCost * ef / ex.selectivity;
     const bool walk_may_win = kWalkCost * (ef + kSampleEf) < exact_cost;
-    if (ex.selectivity < 1 && (walk_cost < exact_cost || walk_may_win)) {
-      // Whether the filter keeps as much near the query as overall.
+    if (ex.selectivity < 1 && walk_cost >= exact_cost && walk_may_win) {
+      // Whether the filter keeps more near the query than overall.
       HnswSearchStats sample_stats;
       const auto sample =
           GraphSearch(q, kSampleEf, HnswSearchParams{kSampleEf}, nullptr, &sample_stats);
@@ -288,10 +295,6 @@ StatusOr<std::vector<Neighbor>> VectorIndex::Search(std::span<const float> query
         const double near = (static_cast<double>(in) + kPrior * ex.selectivity) /
                             (static_cast<double>(sample.size()) + kPrior);
         walk_cost = kWalkCost * ef / near;
-        // No allowed record among the query's nearest: the allowed ones lie
-        // beyond its neighbourhood (an anti-correlated filter), where a walk
-        // that keeps ef candidates does not reach; measured on 1M x 128
-        // (bench/RESULTS.md) its recall fell to 0.2-0.3 at 10-50 % kept.
         if (in == 0 && sample.size() >= kSampleEf / 2) walk_cost = exact_cost;
       }
     }
@@ -310,23 +313,35 @@ StatusOr<std::vector<Neighbor>> VectorIndex::Search(std::span<const float> query
     ex.ef = PlanEf(k, options.ef);
     HnswSearchParams params{
         ex.ef, ex.plan == VectorPlan::kGraphTwoHop ? HnswFilter::kTwoHop : HnswFilter::kWalkAll};
+    params.give_up_beyond = !options.plan && allowed != nullptr;
     HnswSearchStats stats;
     auto hits = GraphSearch(q, k, params, allowed, &stats);
     ex.distances += stats.distances;
-    if (!pending_.isEmpty()) {
-      // Staged records are not in the graph yet: scan those allowed, merge.
-      const roaring::Roaring staged = allowed != nullptr ? pending_ & *allowed : pending_;
-      std::vector<Neighbor> extra = ExactSearch(*store_, q.data(), k, &staged);
-      ex.distances += staged.cardinality();
-      hits.insert(hits.end(), extra.begin(), extra.end());
-      std::sort(hits.begin(), hits.end());
-      if (hits.size() > k) hits.resize(k);
+    if (ex.local_selectivity < 0 && stats.near_expanded > 0) {
+      ex.local_selectivity = static_cast<double>(stats.near_allowed) / stats.near_expanded;
     }
-    // Never fewer than k: a walk that could not reach k allowed records
-    // (a disconnected allowed subgraph) falls back to the exact scan.
-    if (hits.size() >= k || options.plan) return hits;
+    // The walk met no allowed record near the query (file comment).
+    const bool beyond = params.give_up_beyond && stats.near_expanded == HnswSearchStats::kNear &&
+                        stats.near_allowed == 0;
+    if (!beyond) {
+      if (!pending_.isEmpty()) {
+        // Staged records are not in the graph yet: scan those allowed, merge.
+        const roaring::Roaring staged = allowed != nullptr ? pending_ & *allowed : pending_;
+        std::vector<Neighbor> extra = ExactSearch(*store_, q.data(), k, &staged);
+        ex.distances += staged.cardinality();
+        hits.insert(hits.end(), extra.begin(), extra.end());
+        std::sort(hits.begin(), hits.end());
+        if (hits.size() > k) hits.resize(k);
+      }
+      // Never fewer than k: a walk that could not reach k allowed records
+      // (a disconnected allowed subgraph) falls back to the exact scan.
+      if (hits.size() >= k || options.plan) return hits;
+    }
     if (explain != nullptr) {
-      ex.reason += fmt::format("; the graph found {} of {}, so exact", hits.size(), k);
+      ex.reason += beyond
+                       ? fmt::format("; none of the walk's {} nearest nodes is allowed, so exact",
+                                     HnswSearchStats::kNear)
+                       : fmt::format("; the graph found {} of {}, so exact", hits.size(), k);
     }
     ex.plan = VectorPlan::kExact;
   }

@@ -50,13 +50,15 @@ struct VectorSearchOptions {
 // What the planner saw and chose, for explain.
 struct VectorExplain {
   VectorPlan plan = VectorPlan::kExact;
-  std::size_t live = 0;           // live records
-  std::size_t allowed = 0;        // live records in the allowed-set
-  double selectivity = 1;         // allowed / live
-  double local_selectivity = -1;  // allowed share of the sampled neighbourhood (-1: not sampled)
-  std::size_t ef = 0;             // ef used by a graph plan
-  std::size_t distances = 0;      // distance computations made
-  std::string reason;             // one sentence: why this plan
+  std::size_t live = 0;     // live records
+  std::size_t allowed = 0;  // live records in the allowed-set
+  double selectivity = 1;   // allowed / live
+  // The allowed share of the query's neighbourhood, sampled or as the walk met
+  // it (-1: neither).
+  double local_selectivity = -1;
+  std::size_t ef = 0;         // ef used by a graph plan
+  std::size_t distances = 0;  // distance computations made
+  std::string reason;         // one sentence: why this plan
 };
 
 class VectorIndex {

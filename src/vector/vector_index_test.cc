@@ -154,6 +154,39 @@ TEST(VectorIndex, TheNeighbourhoodDecidesWhenAWalkCouldWin) {
   }
 }
 
+// Half the records kept: the walk looks cheaper (18 * 64 / 0.5 = 2,304 <
+// 3,000) and runs without a sample; when its first nodes hold no allowed
+// record (the far half kept) it gives up and the scan answers exactly.
+TEST(VectorIndex, AWalkThatMeetsNoAllowedRecordNearTheQueryGivesWayToTheScan) {
+  const VectorIndex index = BuildIndex(Metric::kL2);
+  for (int qi = 0; qi < 10; ++qi) {
+    const auto q = index.store().PrepareQuery(Query(qi));
+    ASSERT_TRUE(q.ok());
+    const roaring::Roaring far = DistanceRankedAllowed(index.store(), q->data(), kN / 2, false);
+    const roaring::Roaring near = DistanceRankedAllowed(index.store(), q->data(), kN / 2, true);
+    VectorExplain explain;
+    auto hits = index.Search(Query(qi), Top(10), &far, &explain);
+    ASSERT_TRUE(hits.ok());
+    EXPECT_EQ(explain.plan, VectorPlan::kExact) << explain.reason;
+    EXPECT_NE(explain.reason.find("none of the walk's 32 nearest nodes is allowed"),
+              std::string::npos)
+        << explain.reason;
+    EXPECT_EQ(explain.local_selectivity, 0.0);
+    EXPECT_EQ(Recall(*hits, ExactSearch(index.store(), q->data(), 10, &far)), 1.0);
+
+    hits = index.Search(Query(qi), Top(10), &near, &explain);
+    ASSERT_TRUE(hits.ok());
+    EXPECT_EQ(explain.plan, VectorPlan::kGraph) << explain.reason;
+    EXPECT_GT(explain.local_selectivity, 0.9);
+
+    // A forced walk does not give up.
+    hits = index.Search(Query(qi), Top(10, 0, VectorPlan::kGraph), &far, &explain);
+    ASSERT_TRUE(hits.ok());
+    EXPECT_EQ(explain.plan, VectorPlan::kGraph);
+    EXPECT_EQ(hits->size(), 10u);
+  }
+}
+
 TEST(VectorIndex, ForcedPlansAreFollowed) {
   const VectorIndex index = BuildIndex(Metric::kCosine);
   const roaring::Roaring allowed = RandomAllowed(kN, 0.2, 3);

@@ -45,11 +45,20 @@ enum class HnswFilter {
 struct HnswSearchParams {
   std::size_t ef = 64;  // candidate list size on level 0 (at least k is used)
   HnswFilter filter = HnswFilter::kWalkAll;
+  // Filtered walk-all: stop once the first HnswSearchStats::kNear expansions
+  // met no allowed node (the caller scans instead; VectorIndex's planner).
+  bool give_up_beyond = false;
 };
 
 struct HnswSearchStats {
   std::size_t distances = 0;  // distance computations
   std::size_t visited = 0;    // nodes whose links were read on level 0
+  // Filtered walk-all only: of its first kNear expansions on level 0 (nearest
+  // first, allowed or not: the query's neighbourhood as the walk met it),
+  // how many there were and how many were allowed.
+  static constexpr std::size_t kNear = 32;
+  std::size_t near_expanded = 0;
+  std::size_t near_allowed = 0;
 };
 
 class Hnsw {

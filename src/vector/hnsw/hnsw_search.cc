@@ -100,6 +100,7 @@ struct Level0 {
   std::size_t dim = g.store->dim();
   DistanceFn dist = g.store->distance_fn();
   float lower = std::numeric_limits<float>::infinity();
+  bool give_up_beyond = false;  // HnswSearchParams::give_up_beyond
 
   const float* Vec(std::uint32_t id) const { return base + std::size_t{id} * dim; }
   void Prefetch(std::uint32_t id) const {
@@ -137,6 +138,14 @@ struct Level0 {
       if (c.distance > lower && ctx.top.size() >= ef) break;
       HeapPop(ctx.candidates, MinFirst{});
       ++stats.visited;
+      if (kFiltered && stats.near_expanded < HnswSearchStats::kNear) {
+        ++stats.near_expanded;
+        stats.near_allowed += TestBit(bits, c.id) ? 1 : 0;
+        if (give_up_beyond && stats.near_expanded == HnswSearchStats::kNear &&
+            stats.near_allowed == 0) {
+          return;
+        }
+      }
       const std::uint32_t* l = g.Links(c.id, 0);
       const std::uint32_t n = l[0];
       if (n == 0) continue;
@@ -278,6 +287,7 @@ std::vector<Neighbor> Hnsw::Search(const float* query, std::size_t k,
   const std::size_t ef = std::max(params.ef, k);
   ctx->Reset(g.capacity);
   Level0 walk{g, *ctx, query, ef, allowed_count, bits, st};
+  walk.give_up_beyond = params.give_up_beyond && allowed != nullptr;
   if (bits == nullptr) {
     walk.WalkAll<false>(ep);
   } else if (params.filter == HnswFilter::kTwoHop && allowed != nullptr) {
