@@ -7,6 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "server/http/api.h"
+#include "server/http/request_decode.h"
+
 namespace engram::bench {
 
 std::string SearchBody(std::string_view query, std::string_view vector_json,
@@ -26,52 +29,16 @@ std::string SearchBody(std::string_view query, std::string_view vector_json,
 }
 
 SearchRequest ParseSearchBody(std::string_view body) {
-  const nlohmann::json j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) throw std::runtime_error("request body is not a JSON object");
-  SearchRequest r;
-  if (j.contains("query")) {
-    if (!j["query"].is_string()) throw std::runtime_error("$.query is not a string");
-    r.query = j["query"].get<std::string>();
-  }
-  if (j.contains("vector")) {
-    if (!j["vector"].is_array()) throw std::runtime_error("$.vector is not an array");
-    std::vector<float> v;
-    v.reserve(j["vector"].size());
-    for (const auto& x : j["vector"]) {
-      if (!x.is_number()) throw std::runtime_error("$.vector holds a non-number");
-      v.push_back(x.get<float>());
-    }
-    r.vector = std::move(v);
-  }
-  if (j.contains("filter")) {
-    r.filter = j["filter"].is_string() ? j["filter"].get<std::string>() : j["filter"].dump();
-  }
-  if (j.contains("dialect")) {
-    if (!j["dialect"].is_string()) throw std::runtime_error("$.dialect is not a string");
-    r.dialect = FilterDialectFromName(j["dialect"].get<std::string>());
-    if (!r.dialect) throw std::runtime_error("$.dialect: unknown dialect");
-  }
-  if (j.contains("k")) {
-    if (!j["k"].is_number_unsigned()) throw std::runtime_error("$.k is not a count");
-    r.k = j["k"].get<std::size_t>();
-  }
-  if (j.contains("mode")) {
-    if (!j["mode"].is_string()) throw std::runtime_error("$.mode is not a string");
-    r.mode = SearchModeFromName(j["mode"].get<std::string>());
-    if (!r.mode) throw std::runtime_error("$.mode: unknown mode");
-  }
-  return r;
+  const server::http::Limits limits;
+  server::http::Decoded<nlohmann::json> json = server::http::ParseBody(body, limits);
+  if (!json.ok()) throw std::runtime_error(json.problem().message);
+  server::http::Decoded<SearchRequest> request = server::http::DecodeSearch(json.value(), limits);
+  if (!request.ok()) throw std::runtime_error(request.problem().message);
+  return std::move(request.value());
 }
 
 std::string HitsJson(const SearchResponse& response) {
-  nlohmann::json hits = nlohmann::json::array();
-  for (const SearchHit& h : response.hits) {
-    hits.push_back({{"id", h.id},
-                    {"score", h.score},
-                    {"relevance", h.relevance},
-                    {"record", nlohmann::json::parse(h.record, nullptr, false)}});
-  }
-  return nlohmann::json{{"hits", std::move(hits)}}.dump();
+  return server::http::SearchReply(response).body;
 }
 
 std::vector<double> WrkCorrected(const std::vector<double>& latencies_us, double runtime_us,

@@ -1,8 +1,9 @@
 // The search requests of the server load test (issue 7) as the JSON bodies
 // of POST /v1/collections/{name}/search, their translation into the
-// engine's SearchRequest (so that the in-process side runs exactly what the
-// HTTP side sends), the hits serialised as a response body, and the latency
-// summary both sides report.
+// engine's SearchRequest and the response body, both by the server's own
+// code (so that the in-process side runs exactly what the HTTP side sends,
+// and the "in-process + JSON" row pays exactly the server's JSON work), and
+// the latency summary both sides report.
 #ifndef ENGRAM_BENCH_SERVER_REQUESTS_H_
 #define ENGRAM_BENCH_SERVER_REQUESTS_H_
 
@@ -23,14 +24,12 @@ namespace engram::bench {
 std::string SearchBody(std::string_view query, std::string_view vector_json,
                        std::string_view filter_json, std::size_t k);
 
-// The SearchRequest a body of SearchBody's shape stands for: query, vector,
-// filter (a JSON value is handed over as its dump, a string as it is),
-// dialect, k and mode. Throws std::runtime_error naming the bad member.
+// The SearchRequest the server decodes from `body` (server/http ParseBody
+// and DecodeSearch with `engram serve`'s default limits). Throws
+// std::runtime_error with the server's problem message.
 SearchRequest ParseSearchBody(std::string_view body);
 
-// The response body a server would send: {"hits":[{"id", "score",
-// "relevance", "record"}...]} with each record embedded as a JSON object.
-// What the "in-process + JSON" row pays on top of Engine::Search.
+// The body the server answers a search with (server/http SearchReply).
 std::string HitsJson(const SearchResponse& response);
 
 struct LatencySummary {

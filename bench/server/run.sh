@@ -8,12 +8,13 @@
 #     in <build>/server-bench/store and writes requests.jsonl: 2,000 search
 #     bodies, the filters cycling through ~50 %, ~5 % and ~0.5 % selectivity;
 #  2. `server_bench inprocess`: the same bodies through Engine::Search from N
-#     threads, closed loop, for the duration (and once more parsing each body
-#     and serialising the hits, as a server must: "in-process + JSON");
+#     threads, closed loop, for the duration (and once more decoding each body
+#     and writing the reply with the server's own code: "in-process + JSON");
 #  3. `engram serve --db <store> --listen 127.0.0.1:0`; the first answers are
 #     checked against the in-process hits; a 5 s warm-up; then
 #     `wrk -t1 -cN -d<duration> --latency -s bench/server/search.lua` while
-#     the server's VmRSS is sampled every 10 s; then the same at 1 connection.
+#     the server's VmRSS is sampled every 10 s; then the same at 1 connection,
+#     and a bodiless GET /livez at 1 connection: the floor of any request.
 #
 #   bench/server/run.sh                           20 s per measured run
 #   bench/server/run.sh --duration 300            the 5-minute run
@@ -132,20 +133,20 @@ cpu_ticks() { awk '{print $14 + $15}' "/proc/$server/stat"; }
 threads_of() { awk '/^Threads:/ {print $2}' "/proc/$server/status"; }
 tck=$(getconf CLK_TCK)
 
-run_wrk() {  # connections duration label -> appends a RESULT line
-  local c=$1 d=$2 label=$3 out=$work/wrk-$3.txt
+run_wrk() {  # connections duration label [url lua-argument] -> appends a RESULT line
+  local c=$1 d=$2 label=$3 out=$work/wrk-$3.txt target=${4:-$url} arg=${5:-$work/requests.jsonl}
   local t=$(( wrk_threads < c ? wrk_threads : c ))
   echo "wrk: -t$t -c$c -d${d}s ($label)" >&2
   local cpu0 cpu1
   cpu0=$(cpu_ticks)
   /usr/bin/time -f 'WRKCPU %U %S' -o "$work/wrk-$label.time" \
-    wrk -t"$t" -c"$c" -d"${d}s" --timeout 10s --latency -s "$lua" "$url" -- "$work/requests.jsonl" \
+    wrk -t"$t" -c"$c" -d"${d}s" --timeout 10s --latency -s "$lua" "$target" -- "$arg" \
     >"$out"
   cpu1=$(cpu_ticks)
   local wrkcpu
   wrkcpu=$(awk '/^WRKCPU/ {print $2 + $3}' "$work/wrk-$label.time")
   if [[ $label != warmup ]]; then
-    grep '^RESULT' "$out" | sed "s/^RESULT /RESULT c=$c /; s/\$/ server_cpu_s=$(awk -v a="$cpu0" -v b="$cpu1" -v t="$tck" 'BEGIN {printf "%.2f", (b - a) / t}') wrk_cpu_s=$wrkcpu wrk_threads=$t load=$(cut -d' ' -f1 /proc/loadavg)/" \
+    grep '^RESULT' "$out" | sed "s/^RESULT /RESULT c=$c label=$label /; s/\$/ server_cpu_s=$(awk -v a="$cpu0" -v b="$cpu1" -v t="$tck" 'BEGIN {printf "%.2f", (b - a) / t}') wrk_cpu_s=$wrkcpu wrk_threads=$t load=$(cut -d' ' -f1 /proc/loadavg)/" \
       >>"$results"
   fi
 }
@@ -167,7 +168,12 @@ wait "$sampler" 2>/dev/null || true
 sampler=""
 echo "$(($(date +%s) - t0)) $(rss_kib)" >>"$rss_log"
 server_threads=$(threads_of)
-if [[ $single == 1 ]]; then run_wrk 1 "$short" single; fi
+if [[ $single == 1 ]]; then
+  run_wrk 1 "$short" single
+  # The floor of any request here: wrk and the server on the same cores,
+  # a loopback round trip and HTTP parsing, with no engine and no JSON.
+  run_wrk 1 "$short" floor "http://127.0.0.1:$port/livez" GET
+fi
 
 kill -TERM "$server"
 status=0
@@ -205,31 +211,42 @@ awk -v dur="$duration" '
     return ""
   }
   /^RESULT/ {
-    n++; side[n] = f($0, "side"); c[n] = f($0, "c"); req[n] = f($0, "requests"); sec[n] = f($0, "seconds")
+    n++; side[n] = f($0, "side"); c[n] = f($0, "c"); label[n] = f($0, "label"); req[n] = f($0, "requests"); sec[n] = f($0, "seconds")
     p50[n] = f($0, "p50_us"); p99[n] = f($0, "p99_us"); mean[n] = f($0, "mean_us"); load[n] = f($0, "load")
     raw[n] = side[n] == "http" ? "—" : sprintf("%.2f / %.2f / %.2f", f($0, "raw_p50_us") / 1000, f($0, "raw_p99_us") / 1000, f($0, "raw_mean_us") / 1000)
     if (side[n] == "http") {
       err[n] = f($0, "status_errors") + f($0, "connect_errors") + f($0, "read_errors") + f($0, "write_errors") + f($0, "timeouts")
-      cpu[n] = f($0, "server_cpu_s"); wcpu[n] = f($0, "wrk_cpu_s"); wt[n] = f($0, "wrk_threads")
+      cpu[n] = f($0, "server_cpu_s"); wcpu[n] = f($0, "wrk_cpu_s"); wt[n] = f($0, "wrk_threads"); bytes[n] = f($0, "bytes")
     } else {
       err[n] = f($0, "errors"); cpu[n] = f($0, "cpu_s"); wcpu[n] = ""
     }
     if (side[n] == "inprocess") base[c[n]] = n
+    if (label[n] == "single") single = n
+    if (label[n] == "floor") floor = n
   }
   END {
     print "| side | connections | seconds | requests | QPS | p50 ms | p99 ms | mean ms | errors | CPU µs / request | p50 overhead | mean overhead | load avg after | raw p50 / p99 / mean ms |"
     print "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|"
     for (i = 1; i <= n; i++) {
       name = side[i] == "http" ? "HTTP (wrk -t" wt[i] ")" : side[i] == "inprocess_json" ? "in-process + JSON" : "in-process"
+      if (label[i] == "floor") name = "floor: GET /livez (wrk -t" wt[i] ")"
       cpus = sprintf("%.0f", 1e6 * cpu[i] / req[i])
       if (side[i] == "http") cpus = cpus " server + " sprintf("%.0f", 1e6 * wcpu[i] / req[i]) " wrk"
       over = "—"; mover = "—"
-      if (side[i] != "inprocess" && (c[i] in base)) {
+      if (side[i] != "inprocess" && label[i] != "floor" && (c[i] in base)) {
         b = base[c[i]]
         over = sprintf("%+.0f %%", 100 * (p50[i] / p50[b] - 1))
         mover = sprintf("%+.0f %%", 100 * (mean[i] / mean[b] - 1))
       }
       printf "| %s | %d | %.0f | %d | %.0f | %.2f | %.2f | %.2f | %d | %s | %s | %s | %s | %s |\n", name, c[i], sec[i], req[i], req[i] / sec[i], p50[i] / 1000, p99[i] / 1000, mean[i] / 1000, err[i], cpus, over, mover, load[i], raw[i]
+    }
+    if (single && floor && (1 in base)) {
+      b = base[1]; extra = p50[single] - p50[b]
+      printf "\nAt 1 connection the search over HTTP takes %.0f µs more at p50 than in-process (%+.0f %%); " \
+        "the floor alone, a bodiless GET /livez answered with no engine and no JSON, takes %.0f µs at p50 " \
+        "(%.0f %% of the in-process p50): the rest, %.0f µs (%+.0f %%), is decoding the request, writing " \
+        "the reply (%.1f KB a search) and carrying it.\n", extra, 100 * extra / p50[b], p50[floor], \
+        100 * p50[floor] / p50[b], extra - p50[floor], 100 * (extra - p50[floor]) / p50[b], bytes[single] / req[single] / 1000
     }
   }' "$results"
 echo

@@ -6,6 +6,9 @@
 --   wrk -t1 -c16 -d60s --latency -s search.lua \
 --       http://127.0.0.1:PORT/v1/collections/debian/search -- requests.jsonl
 --
+--   wrk -t1 -c1 -d20s --latency -s search.lua http://127.0.0.1:PORT/livez -- GET
+--       (the floor: a bodiless GET of the URL, the same RESULT line)
+--
 -- Non-2xx answers are counted by wrk itself ("Non-2xx or 3xx responses",
 -- summary.errors.status); no response() callback is defined, so wrk does
 -- not hand bodies to Lua and stays cheap.
@@ -25,6 +28,10 @@ function init(args)
   local path = args[1]
   if path == nil then
     error("usage: wrk ... -s search.lua URL -- requests.jsonl")
+  end
+  if path == "GET" then
+    requests[1] = wrk.format("GET")
+    return
   end
   local headers = { ["Content-Type"] = "application/json" }
   for line in io.lines(path) do

@@ -11,8 +11,9 @@
 //             Engine::Search from N threads (one per "connection") for a
 //             fixed time, each thread issuing its next search as soon as the
 //             last returned (as wrk does per connection); with --json each
-//             search also parses its body and serialises the hits, as a
-//             server must. Prints one `RESULT key=value ...` line.
+//             search also decodes its body and writes the reply with the
+//             server's own code, as the server does. Prints one
+//             `RESULT key=value ...` line.
 //
 //   server_bench prep [--data DIR] [--vectors FILE] [--work DIR] [--requests N]
 //                     [--seed S] [--threads N] [--k K]
