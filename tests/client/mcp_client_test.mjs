@@ -283,12 +283,16 @@ describe("engram serve /mcp over Streamable HTTP", () => {
     };
     const body = JSON.stringify({ jsonrpc: "2.0", id: "d", method: "server/discover", params: { _meta: meta } });
     const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
-    let r = await fetch(`${server.url}/mcp`, { method: "POST", headers: { ...headers, "mcp-protocol-version": "2026-07-28" }, body });
+    const mirrored = { ...headers, "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover" };
+    let r = await fetch(`${server.url}/mcp`, { method: "POST", headers: mirrored, body });
     assert.equal(r.status, 200);
     const discover = await r.json();
     assert.equal(discover.result.resultType, "complete");
     assert.ok(discover.result.supportedVersions.includes("2026-07-28"));
     r = await fetch(`${server.url}/mcp`, { method: "POST", headers, body });
     assert.equal(r.status, 400); // the header must mirror _meta
+    r = await fetch(`${server.url}/mcp`, { method: "POST", headers: { ...mirrored, "mcp-method": "tools/list" }, body });
+    assert.equal(r.status, 400); // and Mcp-Method the method
+    assert.equal((await r.json()).error.code, -32020);
   });
 });

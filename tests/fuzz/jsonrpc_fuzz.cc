@@ -2,7 +2,8 @@
 // JSON-RPC message through McpServer::HandleMessage, and as the body of a
 // Streamable HTTP exchange through HandleHttp, against one store in a
 // temporary directory. The first byte picks the path and, for HTTP, the
-// Origin and MCP-Protocol-Version headers. Invariants: never crashes, hangs
+// Origin and MCP-Protocol-Version headers and whether the body's method and
+// name are mirrored in Mcp-Method / Mcp-Name. Invariants: never crashes, hangs
 // or leaks; a reply is empty or one JSON value; HTTP replies carry a status
 // the transport documents, and an empty body only with 202.
 #include <cstddef>
@@ -86,6 +87,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (mode & 0x20) exchange.headers.emplace_back("origin", "http://localhost:3000");
   if (mode & 0x40) exchange.headers.emplace_back("origin", "http://evil.example");
   if (mode & 0x80) exchange.headers.emplace_back("mcp-protocol-version", "2026-07-28");
+  if (mode & 0x08) {  // the 2026-07-28 mirror headers, taken from the body when it has them
+    const nlohmann::json body = nlohmann::json::parse(text, nullptr, false);
+    if (body.is_object() && body.contains("method") && body["method"].is_string()) {
+      exchange.headers.emplace_back("mcp-method", body["method"].get<std::string>());
+      const nlohmann::json params = body.value("params", nlohmann::json());
+      if (params.is_object() && params.contains("name") && params["name"].is_string()) {
+        exchange.headers.emplace_back("mcp-name", params["name"].get<std::string>());
+      }
+    }
+  }
   exchange.body = std::string(text);
   const HttpReply reply = engram::server::mcp::HandleHttp(*f.server, exchange, principal);
   Check(reply.status == 200 || reply.status == 202 || reply.status == 400 || reply.status == 403 ||

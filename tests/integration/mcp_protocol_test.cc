@@ -263,7 +263,10 @@ TEST_F(McpTest, HttpChecksTheProtocolVersionHeader) {
   // 2026-07-28: the header must be there and agree with _meta.
   const Json list = Stateless("tools/list");
   EXPECT_EQ(
-      HandleHttp(*server_, Post(list, {{"mcp-protocol-version", "2026-07-28"}}), local_).status,
+      HandleHttp(*server_,
+                 Post(list, {{"mcp-protocol-version", "2026-07-28"}, {"mcp-method", "tools/list"}}),
+                 local_)
+          .status,
       200);
   HttpReply reply = HandleHttp(*server_, Post(list), local_);
   EXPECT_EQ(reply.status, 400);
@@ -281,13 +284,58 @@ TEST_F(McpTest, HttpChecksTheProtocolVersionHeader) {
           .status,
       400);
   // Unknown methods of the stateless revision are 404; unknown versions 400.
-  EXPECT_EQ(HandleHttp(*server_, Post(Stateless("ping"), {{"mcp-protocol-version", "2026-07-28"}}),
+  EXPECT_EQ(HandleHttp(*server_,
+                       Post(Stateless("ping"),
+                            {{"mcp-protocol-version", "2026-07-28"}, {"mcp-method", "ping"}}),
                        local_)
                 .status,
             404);
   Json unknown = Stateless("tools/list");
   unknown["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = "2027-01-01";
   EXPECT_EQ(HandleHttp(*server_, Post(unknown), local_).status, 400);
+}
+
+// 2026-07-28 mirrors the method (always) and a tool's name (on tools/call)
+// in headers for proxies to route on; missing or disagreeing: -32020, 400.
+TEST_F(McpTest, HttpRequiresTheMirrorHeadersOfTheStatelessRevision) {
+  const Json call =
+      Stateless("tools/call", {{"name", "SearchMemory"}, {"arguments", {{"query", "anything"}}}});
+  auto status_and_message = [&](std::vector<std::pair<std::string, std::string>> headers) {
+    headers.emplace_back("mcp-protocol-version", "2026-07-28");
+    const HttpReply reply = HandleHttp(*server_, Post(call, headers), local_);
+    const Json body = Json::parse(reply.body);
+    return std::make_pair(
+        reply.status, body.contains("error") ? body["error"]["message"].get<std::string>() : "");
+  };
+  EXPECT_EQ(status_and_message({{"mcp-method", "tools/call"}, {"mcp-name", "SearchMemory"}}),
+            std::make_pair(200, std::string()));
+  // A name that is not plain ASCII travels as =?base64?...?=; ASCII may too.
+  EXPECT_EQ(status_and_message(
+                {{"mcp-method", "tools/call"}, {"mcp-name", "=?base64?U2VhcmNoTWVtb3J5?="}}),
+            std::make_pair(200, std::string()));
+  EXPECT_EQ(status_and_message({}),
+            std::make_pair(400, std::string("Header mismatch: Mcp-Method is required with protocol "
+                                            "2026-07-28")));
+  EXPECT_EQ(
+      status_and_message({{"mcp-method", "tools/call"}}),
+      std::make_pair(400, std::string("Header mismatch: Mcp-Name is required for tools/call")));
+  EXPECT_EQ(status_and_message({{"mcp-method", "tools/call"}, {"mcp-name", "StoreMemory"}}),
+            std::make_pair(400, std::string("Header mismatch: Mcp-Name is StoreMemory but the "
+                                            "body's name is SearchMemory")));
+  EXPECT_EQ(status_and_message(
+                {{"mcp-method", "tools/call"}, {"mcp-name", "=?base64?U3RvcmVNZW1vcnk=?="}})
+                .first,
+            400);  // "StoreMemory"
+  EXPECT_EQ(status_and_message({{"mcp-method", "tools/list"}, {"mcp-name", "SearchMemory"}}),
+            std::make_pair(400, std::string("Header mismatch: Mcp-Method is tools/list but the "
+                                            "body's method is tools/call")));
+  // Not a base64 wrapping: the value is taken as the name itself.
+  EXPECT_EQ(
+      status_and_message({{"mcp-method", "tools/call"}, {"mcp-name", "=?base64?%%%?="}}).first,
+      400);
+  const HttpReply reply =
+      HandleHttp(*server_, Post(call, {{"mcp-protocol-version", "2026-07-28"}}), local_);
+  EXPECT_EQ(ErrorCode(Json::parse(reply.body)), -32020);
 }
 
 TEST_F(McpTest, HttpToolCallsRunAsThePrincipal) {

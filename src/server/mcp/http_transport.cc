@@ -1,6 +1,8 @@
 // The Streamable HTTP transport of /mcp (MCP 2025-06-18 "Transports", and
 // the 2026-07-28 revision's header rules): JSON replies only, no server
 // stream, no sessions.
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,6 +22,61 @@ std::optional<std::string> Header(const HttpExchange& exchange, std::string_view
     if (key == name) return value;
   }
   return std::nullopt;
+}
+
+// RFC 4648 base64 (standard alphabet, padded) to bytes; nullopt when `text`
+// is not such an encoding.
+std::optional<std::string> DecodeBase64(std::string_view text) {
+  if (text.size() % 4 != 0) return std::nullopt;
+  std::string out;
+  out.reserve(text.size() / 4 * 3);
+  std::uint32_t bits = 0;
+  int count = 0;
+  std::size_t pad = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    int v;
+    if (c >= 'A' && c <= 'Z') {
+      v = c - 'A';
+    } else if (c >= 'a' && c <= 'z') {
+      v = c - 'a' + 26;
+    } else if (c >= '0' && c <= '9') {
+      v = c - '0' + 52;
+    } else if (c == '+') {
+      v = 62;
+    } else if (c == '/') {
+      v = 63;
+    } else if (c == '=' && i + 2 >= text.size()) {
+      ++pad;
+      v = 0;
+    } else {
+      return std::nullopt;
+    }
+    if (pad > 0 && c != '=') return std::nullopt;  // data after padding
+    bits = bits << 6 | static_cast<std::uint32_t>(v);
+    if (++count == 4) {
+      out += static_cast<char>(bits >> 16);
+      out += static_cast<char>(bits >> 8 & 0xFF);
+      out += static_cast<char>(bits & 0xFF);
+      bits = 0;
+      count = 0;
+    }
+  }
+  out.resize(out.size() - pad);
+  return out;
+}
+
+// A mirror header's value: `=?base64?<base64>?=` carries a name that is not
+// plain ASCII; anything else is the name itself.
+std::string HeaderValue(std::string_view value) {
+  constexpr std::string_view kOpen = "=?base64?", kClose = "?=";
+  if (value.size() >= kOpen.size() + kClose.size() && value.substr(0, kOpen.size()) == kOpen &&
+      value.substr(value.size() - kClose.size()) == kClose) {
+    const auto decoded =
+        DecodeBase64(value.substr(kOpen.size(), value.size() - kOpen.size() - kClose.size()));
+    if (decoded) return *decoded;
+  }
+  return std::string(value);
 }
 
 HttpReply Reply(int status, const json& body) {
@@ -74,8 +131,11 @@ int StatusFor(const json& reply, Era era) {
   }
 }
 
-// 2026-07-28: the MCP-Protocol-Version header mirrors _meta's version, and
-// Mcp-Method / Mcp-Name, when sent, mirror the method and the tool name.
+// 2026-07-28: the MCP-Protocol-Version header mirrors _meta's version,
+// Mcp-Method the method (required on every request), and Mcp-Name the name
+// a tools/call or prompts/get carries, or the uri of a resources/read
+// (required when the body has one), so that proxies can route on headers
+// alone; a missing or disagreeing header is rejected.
 std::optional<json> CheckHeaders(const HttpExchange& exchange, const RpcEntry& entry,
                                  const EraChoice& era) {
   const std::optional<std::string> header = Header(exchange, "mcp-protocol-version");
@@ -87,13 +147,25 @@ std::optional<json> CheckHeaders(const HttpExchange& exchange, const RpcEntry& e
     if (*header != era.version) {
       return mismatch("MCP-Protocol-Version is " + *header + " but _meta says " + era.version);
     }
-    if (auto method = Header(exchange, "mcp-method"); method && *method != entry.method) {
+    const std::optional<std::string> method = Header(exchange, "mcp-method");
+    if (!method || method->empty()) {
+      return mismatch("Mcp-Method is required with protocol 2026-07-28");
+    }
+    if (*method != entry.method) {
       return mismatch("Mcp-Method is " + *method + " but the body's method is " + entry.method);
     }
-    if (auto name = Header(exchange, "mcp-name"); name && entry.method == "tools/call") {
-      const auto body_name = entry.params.find("name");
-      if (body_name == entry.params.end() || *body_name != *name) {
-        return mismatch("Mcp-Name is " + *name + " but the body names another tool");
+    const char* key = entry.method == "tools/call" || entry.method == "prompts/get" ? "name"
+                      : entry.method == "resources/read"                            ? "uri"
+                                                                                    : nullptr;
+    const auto target =
+        key != nullptr && entry.params.is_object() ? entry.params.find(key) : entry.params.end();
+    if (key != nullptr && target != entry.params.end() && target->is_string()) {
+      const std::optional<std::string> name = Header(exchange, "mcp-name");
+      if (!name || name->empty()) return mismatch("Mcp-Name is required for " + entry.method);
+      const std::string decoded = HeaderValue(*name);
+      if (decoded != target->get_ref<const std::string&>()) {
+        return mismatch("Mcp-Name is " + decoded + " but the body's " + key + " is " +
+                        target->get_ref<const std::string&>());
       }
     }
   } else if (header && *header == kStatelessVersion && entry.kind == RpcEntry::Kind::kRequest) {
