@@ -321,8 +321,7 @@ StatusOr<std::vector<Neighbor>> VectorIndex::Search(std::span<const float> query
       ex.local_selectivity = static_cast<double>(stats.near_allowed) / stats.near_expanded;
     }
     // The walk met no allowed record near the query (file comment).
-    const bool beyond = params.give_up_beyond && stats.near_expanded == HnswSearchStats::kNear &&
-                        stats.near_allowed == 0;
+    const bool beyond = stats.gave_up;
     if (!beyond) {
       if (!pending_.isEmpty()) {
         // Staged records are not in the graph yet: scan those allowed, merge.

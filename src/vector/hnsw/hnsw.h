@@ -59,6 +59,8 @@ struct HnswSearchStats {
   static constexpr std::size_t kNear = 32;
   std::size_t near_expanded = 0;
   std::size_t near_allowed = 0;
+  // The walk stopped there, none of them allowed (give_up_beyond).
+  bool gave_up = false;
 };
 
 class Hnsw {

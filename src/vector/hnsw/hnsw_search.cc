@@ -143,6 +143,7 @@ struct Level0 {
         stats.near_allowed += TestBit(bits, c.id) ? 1 : 0;
         if (give_up_beyond && stats.near_expanded == HnswSearchStats::kNear &&
             stats.near_allowed == 0) {
+          stats.gave_up = true;
           return;
         }
       }
