@@ -164,7 +164,9 @@ TEST_F(ServerHttpTest, ProbesMetricsAndOpenApi) {
   EXPECT_EQ(spec.status, 200);
   EXPECT_EQ(spec.body.value("openapi", ""), "3.1.0");
   CreateNotes();
-  httplib::Client c = Client();
+  ExpectProblem(Send("GET", "/metrics", "", ""), 401, "auth.unauthenticated");
+  ExpectProblem(Send("GET", "/metrics", "", kAliceKey), 403, "auth.forbidden");
+  httplib::Client c = Client(kAdminKey);
   httplib::Result m = c.Get("/metrics");
   ASSERT_TRUE(m);
   EXPECT_EQ(m->status, 200);
@@ -172,7 +174,9 @@ TEST_F(ServerHttpTest, ProbesMetricsAndOpenApi) {
   for (const char* name :
        {"engram_http_requests_total{route=\"/v1/collections\",method=\"POST\",status=\"201\"} 1",
         "engram_http_request_duration_seconds_bucket{route=\"/livez\",le=\"+Inf\"} 1",
-        "engram_http_in_flight", "engram_collection_records{collection=\"notes\"} 0"}) {
+        "engram_http_in_flight", "engram_http_connections",
+        "engram_http_errors_total{kind=\"auth.unauthenticated\"} 1",
+        "engram_collection_records{collection=\"notes\"} 0"}) {
     EXPECT_NE(m->body.find(name), std::string::npos) << name << "\n" << m->body;
   }
   api_->SetDraining();
@@ -354,10 +358,8 @@ TEST_F(ServerHttpTest, RequestErrors) {
   ApiOptions options;
   options.limits.max_batch = 3;
   options.limits.max_k = 50;
-  ServerOptions server_options;
-  server_options.max_body_bytes = 64 << 10;
-  options.limits.max_body_bytes = server_options.max_body_bytes;
-  Start(false, options, server_options);
+  options.limits.max_body_bytes = 64 << 10;
+  Start(false, options);
   CreateNotes("");
   ExpectProblem(Send("POST", "/v1/collections/notes/search", "{\"k\":", ""), 400,
                 "request.invalid_json", "$");
@@ -482,9 +484,10 @@ TEST_F(ServerHttpTest, AuthMatrix) {
                     kAliceKey);
   EXPECT_EQ(wipe.body["deleted"], 0) << wipe.body.dump();
   EXPECT_EQ(ids(kAdminKey, json::object()).size(), 4u);
-  // Probes need no key.
+  // Probes need no key; /metrics needs an admin key (it names every collection).
   EXPECT_EQ(Send("GET", "/livez", "", "").status, 200);
-  EXPECT_EQ(Send("GET", "/metrics", "", "").status, 200);
+  ExpectProblem(Send("GET", "/metrics", "", kBobKey), 403, "auth.forbidden");
+  EXPECT_EQ(Send("GET", "/metrics", "", kAdminKey).status, 200);
 }
 
 TEST(KeyRingTest, RejectsBadKeyFilesWithLocatedErrors) {
@@ -533,11 +536,12 @@ struct Gate {
 TEST_F(ServerHttpTest, OverloadAnswers503WithRetryAfter) {
   auto gate = std::make_shared<Gate>();
   ApiOptions options;
-  options.max_in_flight = 1;
   options.before_route = [gate](const std::string& route) {
     if (route == "/v1/collections/{name}/search") gate->Enter();
   };
-  Start(false, options);
+  ServerOptions server_options;
+  server_options.max_in_flight = 1;
+  Start(false, options, server_options);
   CreateNotes("");
   auto slow = std::async(std::launch::async, [&] {
     return Post("/v1/collections/notes/search", {{"query", "x"}}, "");

@@ -1,10 +1,12 @@
 #include "server/http/serve.h"
 
+#include <algorithm>
 #include <csignal>
 #include <memory>
 #include <ostream>
 
 #include <pthread.h>
+#include <sys/resource.h>
 
 #include "engram/engine.h"
 #include "server/http/api.h"
@@ -31,6 +33,43 @@ bool ParseListen(const std::string& listen, std::string* host, int* port) {
   return !host->empty();
 }
 
+namespace {
+
+// Raises the soft limit on open files to the hard one: each connection
+// takes a descriptor. Returns how many connections the limit leaves room
+// for (the store and the process keep some).
+std::size_t ConnectionRoom(std::size_t wanted) {
+  constexpr rlim_t kReserve = 64;
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return wanted;
+  if (limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &limit);
+    getrlimit(RLIMIT_NOFILE, &limit);
+  }
+  if (limit.rlim_cur == RLIM_INFINITY) return wanted;
+  const rlim_t room = limit.rlim_cur > kReserve ? limit.rlim_cur - kReserve : 1;
+  return std::min<std::size_t>(wanted, room);
+}
+
+std::string Join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out.empty() ? "none" : out;
+}
+
+void LogBounds(const ServerOptions& s, const Limits& l, std::ostream& log) {
+  log << "bounds: " << s.max_connections << " connections, " << s.max_in_flight
+      << " engine requests in flight on " << s.workers << " workers, " << s.io_threads
+      << " I/O threads; head " << s.wire.max_head_bytes << " bytes and " << s.wire.max_headers
+      << " fields, target " << s.wire.max_target_bytes << " bytes, body " << l.max_body_bytes
+      << " bytes; deadlines: idle " << s.idle_timeout.count() << " s, request "
+      << s.request_timeout.count() << " s, write " << s.write_timeout.count()
+      << " s; shutdown grace " << s.shutdown_grace.count() << " s" << std::endl;
+}
+
+}  // namespace
+
 int Serve(const ServeOptions& options, std::ostream& log) {
   std::string host;
   int port = 0;
@@ -53,6 +92,19 @@ int Serve(const ServeOptions& options, std::ostream& log) {
            "(127.0.0.1, ::1)"
         << std::endl;
     return 2;
+  }
+
+  StatusOr<BrowserPolicy> browsers =
+      BrowserPolicy::Make(host, options.allowed_hosts, options.allowed_origins);
+  if (!browsers.ok()) {
+    log << "engram serve: " << browsers.status().message() << std::endl;
+    return 2;
+  }
+  ServerOptions server_options = options.server;
+  server_options.max_connections = ConnectionRoom(options.server.max_connections);
+  if (server_options.max_connections < options.server.max_connections) {
+    log << "engram serve: the open-file limit leaves room for " << server_options.max_connections
+        << " connections (--max-connections " << options.server.max_connections << ")" << std::endl;
   }
 
   // SIGTERM and SIGINT are taken with sigwait below; block them before any
@@ -78,17 +130,20 @@ int Serve(const ServeOptions& options, std::ostream& log) {
     log << "  collection " << c.spec.name << ": " << c.records << " records" << std::endl;
   }
   log << "auth: " << keys.Describe() << std::endl;
+  const std::string listen_name = host.find(':') != std::string::npos ? "[" + host + "]" : host;
+  log << "browsers: Host must name localhost, 127.0.0.1, [::1], " << listen_name
+      << (options.allowed_hosts.empty() ? "" : " or " + Join(options.allowed_hosts))
+      << "; origins allowed: " << Join(options.allowed_origins) << std::endl;
+  LogBounds(server_options, options.limits, log);
 
   int code = 0;
   {
     mcp::McpServer mcp(engine->get(), mcp::McpOptions{});
     ApiOptions api_options;
     api_options.limits = options.limits;
-    api_options.max_in_flight = options.max_in_flight;
-    Api api(engine->get(), &mcp, keys, api_options);
-    Server server(&api,
-                  ServerOptions{options.threads, options.read_timeout_seconds,
-                                options.write_timeout_seconds, options.limits.max_body_bytes});
+    api_options.browsers = std::move(*browsers);
+    Api api(engine->get(), &mcp, keys, std::move(api_options));
+    Server server(&api, server_options);
     StatusOr<int> bound = server.Bind(host, port);
     if (!bound.ok()) {
       log << "engram serve: " << bound.status().message() << std::endl;
@@ -110,10 +165,16 @@ int Serve(const ServeOptions& options, std::ostream& log) {
       int signal = 0;
       sigwait(&signals, &signal);
       log << "engram serve: " << (signal == SIGINT ? "SIGINT" : "SIGTERM")
-          << ": draining the requests in flight" << std::endl;
+          << ": stopped accepting; finishing the requests in flight (at most "
+          << server_options.shutdown_grace.count() << " s)" << std::endl;
       api.SetDraining();
-      server.Stop();
-      log << "engram serve: stopped accepting; all requests finished" << std::endl;
+      const Server::StopReport report = server.Stop();
+      if (report.cut == 0) {
+        log << "engram serve: all requests finished" << std::endl;
+      } else {
+        log << "engram serve: the grace period ended; closed " << report.cut
+            << (report.cut == 1 ? " connection" : " connections") << " still busy" << std::endl;
+      }
     }
   }
   engine->reset();  // writes index snapshots and closes the store

@@ -1,6 +1,8 @@
 // The Streamable HTTP transport of /mcp (MCP 2025-06-18 "Transports", and
 // the 2026-07-28 revision's header rules): JSON replies only, no server
-// stream, no sessions.
+// stream, no sessions. The transport's "Servers MUST validate the Origin
+// header" is the HTTP front-end's (server/http/browser_policy.h), which
+// checks Host and Origin for /mcp as for every route.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -83,32 +85,6 @@ HttpReply Reply(int status, const json& body) {
   return HttpReply{status, "application/json", {}, DumpJson(body)};
 }
 
-bool IsPort(std::string_view text) {
-  if (text.empty() || text.size() > 5) return false;
-  for (char c : text) {
-    if (c < '0' || c > '9') return false;
-  }
-  return true;
-}
-
-// The transport spec: "Servers MUST validate the Origin header on all
-// incoming connections to prevent DNS rebinding attacks". Only the loopback
-// hosts are accepted: a browser page served from anywhere else must not
-// reach a local memory store.
-bool IsLoopbackOrigin(std::string_view origin) {
-  for (std::string_view scheme : {"http://", "https://"}) {
-    if (origin.substr(0, scheme.size()) != scheme) continue;
-    std::string_view rest = origin.substr(scheme.size());
-    if (!rest.empty() && rest.back() == '/') rest.remove_suffix(1);
-    for (std::string_view host : {"localhost", "127.0.0.1", "[::1]"}) {
-      if (rest.substr(0, host.size()) != host) continue;
-      const std::string_view after = rest.substr(host.size());
-      if (after.empty() || (after[0] == ':' && IsPort(after.substr(1)))) return true;
-    }
-  }
-  return false;
-}
-
 // The HTTP status a single reply travels with: malformed messages and the
 // 2026-07-28 admission errors are 400, a method the stateless revision does
 // not have is 404 (its conformance rules); everything else, tool errors
@@ -178,10 +154,6 @@ std::optional<json> CheckHeaders(const HttpExchange& exchange, const RpcEntry& e
 }  // namespace
 
 HttpReply HandleHttp(McpServer& server, const HttpExchange& exchange, const Principal& principal) {
-  if (auto origin = Header(exchange, "origin"); origin && !IsLoopbackOrigin(*origin)) {
-    return Reply(403, RpcError(nullptr, kInvalidRequest,
-                               "Forbidden: Origin " + *origin + " is not allowed"));
-  }
   if (exchange.method != "POST") {
     // No server-initiated stream (GET) and no sessions to end (DELETE).
     HttpReply reply =
