@@ -69,6 +69,10 @@ void AddServeCommand(CLI::App* app, server::http::ServeOptions* options, std::st
                   "open connections; one more is answered 503 and closed")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--max-body-memory", server.max_body_memory,
+                  "bytes of request bodies held at once, all connections together (503 beyond)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1} << 20, std::size_t{1} << 40));
   cmd->add_option("--max-header-bytes", server.wire.max_head_bytes,
                   "largest request line and header fields together (431 beyond)")
       ->capture_default_str()

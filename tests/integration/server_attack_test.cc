@@ -195,6 +195,41 @@ TEST_F(ServerAttackTest, BodiesPastTheLimits) {
   ExpectRssBounded(rss);
 }
 
+TEST_F(ServerAttackTest, BodiesTogetherStayWithinTheirBudget) {
+  Start({"--max-body-bytes", "1048576", "--max-body-memory", "2097152"});
+  Seed();
+  const std::string search = "/v1/collections/notes/search";
+  // Two uploads that announce 1 MiB and trickle hold the whole budget...
+  std::vector<std::unique_ptr<RawConnection>> holders;
+  for (int i = 0; i < 2; ++i) {
+    holders.push_back(std::make_unique<RawConnection>(port()));
+    ASSERT_TRUE(holders.back()->Send(Request("POST", search, "", "Content-Length: 1048576\r\n") +
+                                     "{\"query\":"));
+  }
+  // ...so that a third body is refused before it is read (the budget is
+  // taken when the server reads a head: poll until both are in).
+  RawReply refused;
+  for (int i = 0; i < 100 && refused.status != 503; ++i) {
+    std::this_thread::sleep_for(Millis(50));
+    RawConnection c(port());
+    refused = c.Exchange(Request("POST", search, R"({"query":"dragon"})"));
+  }
+  ExpectRefused(refused, 503, "overloaded");
+  EXPECT_FALSE(refused.Header("retry-after").empty());
+  {
+    RawConnection c(port());
+    EXPECT_EQ(c.Exchange(Request("GET", "/livez")).status, 200);  // bodiless requests go on
+  }
+  holders.clear();  // the server sees them close and frees their share
+  int status = 0;
+  for (int i = 0; i < 100 && status != 200; ++i) {
+    std::this_thread::sleep_for(Millis(50));
+    RawConnection c(port());
+    status = c.Exchange(Request("POST", search, R"({"query":"dragon"})")).status;
+  }
+  EXPECT_EQ(status, 200);
+}
+
 TEST_F(ServerAttackTest, UnauthenticatedBodiesAreRefusedBeforeReading) {
   const std::string keys = ::testing::TempDir() + "/engram-attack-keys.json";
   {

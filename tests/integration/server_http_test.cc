@@ -163,6 +163,19 @@ TEST_F(ServerHttpTest, ProbesMetricsAndOpenApi) {
   Reply spec = Send("GET", "/openapi.json", "", "");
   EXPECT_EQ(spec.status, 200);
   EXPECT_EQ(spec.body.value("openapi", ""), "3.1.0");
+  {
+    // HEAD: GET's headers without the body, and the connection stays in step.
+    httplib::Client h = Client();
+    httplib::Result get = h.Get("/openapi.json");
+    httplib::Result head = h.Head("/openapi.json");
+    ASSERT_TRUE(get && head);
+    EXPECT_EQ(head->status, 200);
+    EXPECT_TRUE(head->body.empty());
+    EXPECT_EQ(head->get_header_value("Content-Length"), std::to_string(get->body.size()));
+    httplib::Result after = h.Get("/livez");
+    ASSERT_TRUE(after);
+    EXPECT_EQ(after->status, 200);
+  }
   CreateNotes();
   ExpectProblem(Send("GET", "/metrics", "", ""), 401, "auth.unauthenticated");
   ExpectProblem(Send("GET", "/metrics", "", kAliceKey), 403, "auth.forbidden");
@@ -173,7 +186,8 @@ TEST_F(ServerHttpTest, ProbesMetricsAndOpenApi) {
   EXPECT_NE(m->get_header_value("Content-Type").find("text/plain"), std::string::npos);
   for (const char* name :
        {"engram_http_requests_total{route=\"/v1/collections\",method=\"POST\",status=\"201\"} 1",
-        "engram_http_request_duration_seconds_bucket{route=\"/livez\",le=\"+Inf\"} 1",
+        "engram_http_request_duration_seconds_bucket{route=\"/livez\",le=\"+Inf\"} 2",
+        "engram_http_requests_total{route=\"/openapi.json\",method=\"HEAD\",status=\"200\"} 1",
         "engram_http_in_flight", "engram_http_connections",
         "engram_http_errors_total{kind=\"auth.unauthenticated\"} 1",
         "engram_collection_records{collection=\"notes\"} 0"}) {

@@ -68,8 +68,11 @@ std::variant<Api::Admitted, HttpResponse> Api::Screen(const HttpRequest& request
   if (auto p = browsers.CheckOrigin(origin)) return ProblemResponse(*p);
   const std::string_view preflight = request.Header("access-control-request-method");
   const bool is_preflight = request.method == "OPTIONS" && !origin.empty() && !preflight.empty();
-  std::variant<RouteMatch, Problem> matched =
-      MatchRoute(is_preflight ? preflight : request.method, request.path);
+  // HEAD is GET without the body (the front-end drops it).
+  const std::string_view method = is_preflight               ? preflight
+                                  : request.method == "HEAD" ? std::string_view("GET")
+                                                             : std::string_view(request.method);
+  std::variant<RouteMatch, Problem> matched = MatchRoute(method, request.path);
   if (auto* p = std::get_if<Problem>(&matched)) return ProblemResponse(*p);
   Admitted admitted{std::move(std::get<RouteMatch>(matched)),
                     Principal{"anonymous", ReadProfile::kPrivateOnly, false}};
@@ -130,8 +133,8 @@ HttpResponse Api::Finish(const HttpRequest& request, const std::string& label,
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const std::string& m = request.method;
-  const bool known =
-      m == "GET" || m == "POST" || m == "PUT" || m == "PATCH" || m == "DELETE" || m == "OPTIONS";
+  const bool known = m == "GET" || m == "HEAD" || m == "POST" || m == "PUT" || m == "PATCH" ||
+                     m == "DELETE" || m == "OPTIONS";
   metrics_.Record(label, known ? m : "other", response.status, seconds);
   if (response.status >= 400) {
     metrics_.CountError(response.content_type == "application/problem+json"

@@ -63,9 +63,10 @@ void LogBounds(const ServerOptions& s, const Limits& l, std::ostream& log) {
       << " engine requests in flight on " << s.workers << " workers, " << s.io_threads
       << " I/O threads; head " << s.wire.max_head_bytes << " bytes and " << s.wire.max_headers
       << " fields, target " << s.wire.max_target_bytes << " bytes, body " << l.max_body_bytes
-      << " bytes; deadlines: idle " << s.idle_timeout.count() << " s, request "
-      << s.request_timeout.count() << " s, write " << s.write_timeout.count()
-      << " s; shutdown grace " << s.shutdown_grace.count() << " s" << std::endl;
+      << " bytes, bodies together " << s.max_body_memory << " bytes; deadlines: idle "
+      << s.idle_timeout.count() << " s, request " << s.request_timeout.count() << " s, write "
+      << s.write_timeout.count() << " s; shutdown grace " << s.shutdown_grace.count() << " s"
+      << std::endl;
 }
 
 }  // namespace
@@ -100,6 +101,12 @@ int Serve(const ServeOptions& options, std::ostream& log) {
     log << "engram serve: " << browsers.status().message() << std::endl;
     return 2;
   }
+  if (options.server.max_body_memory < options.limits.max_body_bytes) {
+    log << "engram serve: --max-body-memory (" << options.server.max_body_memory
+        << ") must be at least --max-body-bytes (" << options.limits.max_body_bytes << ")"
+        << std::endl;
+    return 2;
+  }
   ServerOptions server_options = options.server;
   server_options.max_connections = ConnectionRoom(options.server.max_connections);
   if (server_options.max_connections < options.server.max_connections) {
@@ -130,10 +137,13 @@ int Serve(const ServeOptions& options, std::ostream& log) {
     log << "  collection " << c.spec.name << ": " << c.records << " records" << std::endl;
   }
   log << "auth: " << keys.Describe() << std::endl;
+  std::vector<std::string> hosts = {"localhost", "127.0.0.1", "[::1]"};
   const std::string listen_name = host.find(':') != std::string::npos ? "[" + host + "]" : host;
-  log << "browsers: Host must name localhost, 127.0.0.1, [::1], " << listen_name
-      << (options.allowed_hosts.empty() ? "" : " or " + Join(options.allowed_hosts))
-      << "; origins allowed: " << Join(options.allowed_origins) << std::endl;
+  if (std::find(hosts.begin(), hosts.end(), listen_name) == hosts.end())
+    hosts.push_back(listen_name);
+  hosts.insert(hosts.end(), options.allowed_hosts.begin(), options.allowed_hosts.end());
+  log << "browsers: the Host must be " << Join(hosts)
+      << " (any port); origins allowed: " << Join(options.allowed_origins) << std::endl;
   LogBounds(server_options, options.limits, log);
 
   int code = 0;

@@ -50,7 +50,17 @@ struct Shared {
   Api* api;
   ServerOptions options;
   std::optional<asio::thread_pool> workers;
-  std::atomic<std::size_t> pending{0};  // engine requests accepted, not yet answered
+  std::atomic<std::size_t> pending{0};     // engine requests accepted, not yet answered
+  std::atomic<std::size_t> body_bytes{0};  // reserved for bodies being read or handled
+
+  // Reserves `bytes` of the body memory budget; false when they do not fit.
+  bool ReserveBody(std::size_t bytes) {
+    std::size_t used = body_bytes.load();
+    do {
+      if (used + bytes > options.max_body_memory) return false;
+    } while (!body_bytes.compare_exchange_weak(used, used + bytes));
+    return true;
+  }
   std::atomic<bool> stopping{false};
   std::atomic<bool> abandon{false};  // the grace period is over: skip queued requests
 
@@ -90,6 +100,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
         refused_(refused) {}
 
   ~Connection() {
+    ReleaseBody();
     std::lock_guard<std::mutex> lock(shared_.mutex);
     shared_.live.erase(this);
     (refused_ ? shared_.refusing : shared_.served) -= 1;
@@ -134,6 +145,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     phase_ = Phase::kIdle;
     if (stop_requested_ || shared_.stopping) return Close();
     head_ = RequestHead{};
+    head_method_ = false;
     parser_.reset();
     scanned_ = 0;
     if (buffer_.size() > 0) {  // a pipelined request has begun
@@ -191,10 +203,25 @@ class Connection : public std::enable_shared_from_this<Connection> {
     std::variant<RequestHead, Problem> parsed = ParseHead(head, options().wire);
     if (auto* p = std::get_if<Problem>(&parsed)) return RefuseHead(*p);
     head_ = std::move(std::get<RequestHead>(parsed));
+    head_method_ = head_.request.method == "HEAD";
     Admission admission = shared_.api->Admit(head_.request);
     engine_ = admission.engine;
     if (!admission.answer && engine_ && shared_.pending.load() >= options().max_in_flight) {
       admission.answer = shared_.api->Refuse(Overloaded(InFlightMessage()));
+    }
+    // A body counts against the memory budget from now until its reply:
+    // its declared length, or the limit when it comes in chunks.
+    const std::size_t body = head_.chunked
+                                 ? shared_.api->limits().max_body_bytes
+                                 : static_cast<std::size_t>(head_.content_length.value_or(0));
+    if (!admission.answer && body > 0) {
+      if (shared_.ReserveBody(body)) {
+        reserved_ = body;
+      } else {
+        admission.answer = shared_.api->Refuse(
+            Overloaded("too many request bodies in memory (limit " +
+                       std::to_string(options().max_body_memory) + " bytes); retry shortly"));
+      }
     }
     const bool read = !admission.answer && StartParser(head);
     buffer_.consume(head.size());
@@ -279,6 +306,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   void Send(HttpResponse response, After after) {
+    ReleaseBody();  // the request and its body are gone by now
     if (closed_) return;
     phase_ = Phase::kWriting;
     if (after == After::kNext && (!head_.keep_alive || stop_requested_ || shared_.stopping)) {
@@ -294,6 +322,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     message->body() = std::move(response.body);
     message->keep_alive(after == After::kNext);
     message->prepare_payload();
+    if (head_method_) message->body().clear();  // Content-Length stays: RFC 9110 §9.3.2
     stream_.expires_after(refused_ ? std::min(options().write_timeout, kRefusalDeadline)
                                    : options().write_timeout);
     bhttp::async_write(
@@ -326,6 +355,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
                             });
   }
 
+  void ReleaseBody() {
+    shared_.body_bytes -= reserved_;
+    reserved_ = 0;
+  }
+
   void Close() {
     if (closed_) return;
     closed_ = true;
@@ -342,8 +376,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Phase phase_ = Phase::kIdle;
   RequestHead head_;
   std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
-  std::size_t scanned_ = 0;  // bytes of buffer_ known not to end the head
-  bool engine_ = true;       // the admitted request calls the engine
+  std::size_t scanned_ = 0;   // bytes of buffer_ known not to end the head
+  bool engine_ = true;        // the admitted request calls the engine
+  bool head_method_ = false;  // a HEAD request: its reply has no body
+  std::size_t reserved_ = 0;  // bytes of the body memory budget held
   bool stop_requested_ = false;
   bool closed_ = false;
   std::size_t drained_ = 0;

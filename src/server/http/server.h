@@ -31,6 +31,11 @@ struct ServerOptions {
   std::size_t max_in_flight = 32;
   // Open connections; one more is answered 503 and closed at once.
   std::size_t max_connections = 1024;
+  // Memory for request bodies being read or handled, all connections
+  // together: each holds its Content-Length (chunked: the body limit) from
+  // its head to its reply; a body that does not fit gets 503 before it is
+  // read.
+  std::size_t max_body_memory = 256 << 20;
   // The request head's bounds. A body is bounded by the Api's
   // `limits().max_body_bytes` as received, chunked or not (413 beyond).
   WireLimits wire;
