@@ -212,7 +212,7 @@ RawReply RawConnection::Read(Millis timeout) {
     // A reply that says it closes is followed by the close.
     if (Lower(reply.Header("connection")) == "close") reply.closed = WaitClosed(timeout);
   }
-  reply.elapsed = std::chrono::duration_cast<Millis>(Clock::now() - start);
+  reply.elapsed = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
   return reply;
 }
 
@@ -224,7 +224,7 @@ RawReply RawConnection::Exchange(std::string_view request, Millis timeout) {
   } else {
     reply = Read(timeout);
   }
-  reply.elapsed = std::chrono::duration_cast<Millis>(Clock::now() - start);
+  reply.elapsed = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
   return reply;
 }
 
@@ -246,7 +246,7 @@ RawReply RawConnection::SendBodyUntilAnswered(std::string_view head, std::string
     offset = (offset + static_cast<std::size_t>(w)) % piece.size();
   }
   RawReply reply = Read(std::max(Millis(1000), Millis(RemainingMs(deadline))));
-  reply.elapsed = std::chrono::duration_cast<Millis>(Clock::now() - start);
+  reply.elapsed = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
   return reply;
 }
 

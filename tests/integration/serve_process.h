@@ -58,7 +58,7 @@ struct RawReply {
   std::string head;  // status line and headers
   std::string body;
   bool closed = false;  // the server closed the connection after (or instead of) the reply
-  Millis elapsed{0};    // from the first byte written to the reply read
+  std::chrono::microseconds elapsed{0};             // from the first byte written to the reply read
   std::string Header(std::string_view name) const;  // case-insensitive, "" when absent
 };
 

@@ -295,7 +295,7 @@ TEST_F(ServerAttackTest, SlowAndIdleClientsDoNotStopOthers) {
   // Meanwhile another client searches on one keep-alive connection.
   RawConnection searcher(port());
   ASSERT_TRUE(searcher.ok());
-  std::vector<long> waits;
+  std::vector<long> waits;  // µs
   const auto until = Clock::now() + std::chrono::seconds(3);
   while (Clock::now() < until) {
     const RawReply r = searcher.Exchange(
@@ -305,11 +305,11 @@ TEST_F(ServerAttackTest, SlowAndIdleClientsDoNotStopOthers) {
   }
   std::sort(waits.begin(), waits.end());
   std::printf(
-      "searches while %zu idle and 70 slow sockets hang: %zu, p50 %ld ms, p99 %ld ms, "
-      "max %ld ms\n",
-      idle.size(), waits.size(), waits[waits.size() / 2], waits[waits.size() * 99 / 100],
-      waits.back());
-  EXPECT_LT(waits.back(), 2000) << "a search waited behind the hanging sockets";
+      "searches while %zu idle and 70 slow sockets hang: %zu, p50 %.2f ms, p99 %.2f ms, "
+      "max %.2f ms\n",
+      idle.size(), waits.size(), waits[waits.size() / 2] / 1e3,
+      waits[waits.size() * 99 / 100] / 1e3, waits.back() / 1e3);
+  EXPECT_LT(waits.back(), 2000000) << "a search waited behind the hanging sockets (µs)";
   // The whole-request deadline (4 s from the first byte) closes the slow
   // sockets although each keeps sending; the idle deadline the idle ones.
   for (auto& c : slow) EXPECT_TRUE(c->WaitClosed(Millis(15000)));
@@ -463,6 +463,15 @@ TEST_F(ServerAttackTest, BrowsersAreKeptOut) {
   EXPECT_EQ(allowed.status, 201) << allowed.body;
   EXPECT_EQ(allowed.Header("access-control-allow-origin"), "http://app.example");
   EXPECT_EQ(allowed.Header("vary"), "Origin");
+}
+
+TEST_F(ServerAttackTest, MalformedBrowserFlagsStopTheStart) {
+  std::string error;
+  EXPECT_EQ(ServeProcess::Start({"--allowed-origins", "app.example"}, &error), nullptr);
+  EXPECT_NE(error.find("--allowed-origins: 'app.example' is not an origin"), std::string::npos)
+      << error;
+  EXPECT_EQ(ServeProcess::Start({"--allowed-hosts", "a/b"}, &error), nullptr);
+  EXPECT_NE(error.find("--allowed-hosts: 'a/b' is not a host"), std::string::npos) << error;
 }
 
 TEST_F(ServerAttackTest, LenientFramingIsRefused) {
