@@ -9,6 +9,7 @@ namespace engram::engine {
 namespace {
 
 constexpr std::size_t kLinkChunk = 256;             // records linked per hold of the exclusive lock
+constexpr std::size_t kBacklog = 20000;             // staged records linked even while writes go on
 constexpr std::int64_t kWritePauseNs = 50'000'000;  // 50 ms without a write: link
 constexpr std::chrono::seconds kRetryAfterFailure{5};
 
@@ -103,9 +104,14 @@ bool Maintenance::Pass() {
       ++(stored.ok() ? checkpoints_ : failures_);
       continue;
     }
-    // Linking gives way to writes: it runs in the pause after them.
-    if (c->WriterActive(NowNs(), kWritePauseNs)) continue;
-    if (c->pending() > 0) linked |= c->LinkPending(kLinkChunk, options_.threads) > 0;
+    // Linking gives way to writes: it runs in the pause after them, so a
+    // bulk load is linked in one go at its end. Under a write load without
+    // pauses it links a chunk whenever a backlog has built up: writers then
+    // wait for one chunk, and the exactly-scanned backlog stays bounded.
+    const std::size_t pending = c->pending();
+    if (pending == 0) continue;
+    if (c->WriterActive(NowNs(), kWritePauseNs) && pending < kBacklog) continue;
+    linked |= c->LinkPending(kLinkChunk, options_.threads) > 0;
   }
   return linked;
 }
