@@ -9,13 +9,11 @@
 #include <thread>
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 namespace engram::testing {
@@ -46,84 +44,54 @@ std::unique_ptr<ServeProcess> ServeProcess::Start(const std::vector<std::string>
   fs::remove_all(p->dir_);
   fs::create_directories(p->dir_);
   const char* env = std::getenv("ENGRAM_BIN");
-  const std::string bin = env != nullptr && *env != '\0' ? env : ENGRAM_BIN;
-  std::vector<std::string> argv = {bin,        "serve",      "--db", (p->dir_ / "store").string(),
-                                   "--listen", "127.0.0.1:0"};
+  std::vector<std::string> argv = {env != nullptr && *env != '\0' ? env : ENGRAM_BIN,
+                                   "serve",
+                                   "--db",
+                                   (p->dir_ / "store").string(),
+                                   "--listen",
+                                   "127.0.0.1:0"};
   argv.insert(argv.end(), args.begin(), args.end());
-  const std::string log = (p->dir_ / "log").string();
-  p->pid_ = fork();
-  if (p->pid_ == 0) {
-    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0) _exit(9);
-    dup2(fd, 1);
-    dup2(fd, 2);
-    // A small ASan quarantine, so that freed memory is not counted as growth.
-    const char* asan = std::getenv("ASAN_OPTIONS");
-    const std::string options = std::string(asan != nullptr ? asan : "") +
-                                (asan != nullptr ? ":" : "") + "quarantine_size_mb=8";
-    setenv("ASAN_OPTIONS", options.c_str(), 1);
-    std::vector<char*> c_argv;
-    for (std::string& a : argv) c_argv.push_back(a.data());
-    c_argv.push_back(nullptr);
-    execv(c_argv[0], c_argv.data());
-    _exit(9);
+  // The child reads ASAN_OPTIONS at its start; this process read its own already.
+  const char* asan = std::getenv("ASAN_OPTIONS");
+  const std::string options = std::string(asan != nullptr ? asan : "") +
+                              (asan != nullptr && *asan != '\0' ? ":" : "") +
+                              "quarantine_size_mb=8";
+  setenv("ASAN_OPTIONS", options.c_str(), 1);
+  p->process_ = std::make_unique<Subprocess>(argv);
+  if (asan != nullptr) {
+    setenv("ASAN_OPTIONS", asan, 1);
+  } else {
+    unsetenv("ASAN_OPTIONS");
   }
   constexpr std::string_view kListening = "listening on http://127.0.0.1:";
-  const auto deadline = Clock::now() + std::chrono::seconds(60);
-  while (Clock::now() < deadline) {
-    const std::string text = p->Log();
-    const std::size_t at = text.find(kListening);
-    if (at != std::string::npos && text.find('\n', at) != std::string::npos) {
-      p->port_ = std::atoi(text.c_str() + at + kListening.size());
-      return p;
-    }
-    if (p->WaitExit(Millis(50))) break;
+  const std::optional<std::string> line =
+      p->process_->WaitForLine(std::string(kListening), true, std::chrono::seconds(60));
+  if (!line) {
+    *error = "engram serve did not start:\n" + p->Log();
+    return nullptr;
   }
-  *error = "engram serve did not start:\n" + p->Log();
-  return nullptr;
+  p->port_ = std::atoi(line->c_str() + line->find(kListening) + kListening.size());
+  return p;
 }
 
 ServeProcess::~ServeProcess() {
-  if (!exited_ && pid_ > 0) {
-    kill(pid_, SIGKILL);
-    waitpid(pid_, nullptr, 0);
-  }
+  process_.reset();  // kills it if it still runs
   std::error_code ignored;
   fs::remove_all(dir_, ignored);
 }
 
-std::string ServeProcess::Log() const {
-  std::ifstream in(dir_ / "log");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+std::string ServeProcess::Log() {
+  process_->WaitFor(Millis(0));
+  return process_->err();
 }
 
 std::size_t ServeProcess::RssKib() const {
-  std::ifstream in("/proc/" + std::to_string(pid_) + "/status");
+  std::ifstream in("/proc/" + std::to_string(process_->pid()) + "/status");
   std::string line;
   while (std::getline(in, line)) {
     if (line.rfind("VmRSS:", 0) == 0) return std::stoul(line.substr(6));
   }
   return 0;
-}
-
-void ServeProcess::Signal(int signal) const {
-  if (!exited_) kill(pid_, signal);
-}
-
-std::optional<int> ServeProcess::WaitExit(Millis timeout) {
-  const auto deadline = Clock::now() + timeout;
-  for (;;) {
-    int status = 0;
-    const pid_t done = waitpid(pid_, &status, WNOHANG);
-    if (done == pid_) {
-      exited_ = true;
-      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    }
-    if (Clock::now() >= deadline) return std::nullopt;
-    std::this_thread::sleep_for(Millis(10));
-  }
 }
 
 std::size_t RaiseFileLimit() {

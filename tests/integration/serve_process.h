@@ -13,41 +13,39 @@
 #include <string_view>
 #include <vector>
 
-#include <sys/types.h>
+#include "integration/subprocess.h"
 
 namespace engram::testing {
 
 using Millis = std::chrono::milliseconds;
 
-// `engram serve --db <temporary dir> --listen 127.0.0.1:0 ARGS...`, its
-// output in a log file. The binary is ENGRAM_BIN from the environment, or
-// the one this test was built with. Killed (SIGKILL) when destroyed if it is
-// still running.
+// `engram serve --db <temporary dir> --listen 127.0.0.1:0 ARGS...`. The
+// binary is ENGRAM_BIN from the environment, or the one this test was built
+// with; it runs with a small ASan quarantine (8 MiB) so that freed memory is
+// not counted as growth. Killed (SIGKILL) when destroyed if still running.
 class ServeProcess {
  public:
   // Starts the server and waits (up to 60 s) until it says where it
-  // listens; nullptr (with the log in `error`) when it does not.
+  // listens; nullptr (with its output in `error`) when it does not.
   static std::unique_ptr<ServeProcess> Start(const std::vector<std::string>& args,
                                              std::string* error);
   ~ServeProcess();
 
   int port() const { return port_; }
-  pid_t pid() const { return pid_; }
-  const std::filesystem::path& dir() const { return dir_; }
-  std::string Log() const;
+  // What it has logged so far.
+  std::string Log();
   // VmRSS from /proc/PID/status, in KiB (0 when it cannot be read).
   std::size_t RssKib() const;
-  void Signal(int signal) const;
+  void Signal(int signal) { process_->Signal(signal); }
   // The exit code once the process exits within `timeout` (128 + N when
-  // killed by signal N); nullopt when it is still running.
-  std::optional<int> WaitExit(Millis timeout);
+  // killed by signal N); nullopt while it is still running.
+  std::optional<int> WaitExit(Millis timeout) { return process_->WaitFor(timeout); }
 
  private:
   ServeProcess() = default;
   std::filesystem::path dir_;
-  pid_t pid_ = -1;
+  std::unique_ptr<Subprocess> process_;
   int port_ = 0;
-  bool exited_ = false;
 };
 
 // The open-file limit raised to its hard value; returns the soft limit.

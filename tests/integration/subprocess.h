@@ -4,6 +4,7 @@
 #ifndef ENGRAM_TESTS_INTEGRATION_SUBPROCESS_H_
 #define ENGRAM_TESTS_INTEGRATION_SUBPROCESS_H_
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstring>
@@ -108,6 +109,26 @@ class Subprocess {
       exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     }
     return *exit_code_;
+  }
+
+  // Reads the streams for up to `timeout` or until the process exits; the
+  // exit code (128 + the signal) once it has, else nullopt.
+  std::optional<int> WaitFor(std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (!exit_code_) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        while (Pump(0)) {
+        }
+        break;
+      }
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return std::nullopt;
+      if (!Pump(static_cast<int>(std::min<long long>(left.count(), 20)))) ::usleep(10000);
+    }
+    return exit_code_;
   }
 
   const std::string& out() const { return out_; }

@@ -167,11 +167,12 @@ int Serve(const ServeOptions& options, std::ostream& log) {
       server.Start();
       const std::string url_host = host.find(':') != std::string::npos ? "[" + host + "]" : host;
       const std::string url = "http://" + url_host + ":" + std::to_string(*bound);
-      log << "listening on " << url << std::endl;
-      // Later openers of the store are told to reach it through this server.
+      // Later openers of the store are told to reach it through this server
+      // (before "listening on", which clients and tests wait for).
       if (Status advertised = (*engine)->Advertise(url); !advertised.ok()) {
         log << "engram serve: " << advertised.message() << std::endl;
       }
+      log << "listening on " << url << std::endl;
       const std::string auth = keys.enabled() ? " -H 'Authorization: Bearer KEY'" : "";
       log << "try: curl -s" << auth << " -X POST " << url
           << "/v1/collections/NAME/search -H 'Content-Type: application/json' -d "
