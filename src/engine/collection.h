@@ -38,6 +38,7 @@ inline constexpr std::size_t kMaxIdBytes = 512;
 // A record checked against its collection, ready to store and index.
 struct PreparedRecord {
   std::string id;
+  std::string key;                 // what the store and Find know it by (record_key.h)
   std::string body;                // the record as stored: a JSON object without `vector`
   std::vector<Value> slots;        // by schema slot
   std::vector<std::string> texts;  // by text field, "" when absent
@@ -70,8 +71,19 @@ class Collection {
   // The same for a body read back from the store (vector given apart).
   StatusOr<PreparedRecord> Reload(std::string_view body, std::string_view vector_bytes) const;
 
-  // The record number of `id`, or nullopt.
-  std::optional<std::uint32_t> Find(std::string_view id) const;
+  // Whether records are keyed by owner and id (a string agent_id field;
+  // record_key.h) rather than by id alone.
+  bool keyed_by_owner() const { return owner_slot_.has_value(); }
+  std::optional<std::uint32_t> owner_slot() const { return owner_slot_; }
+  // The key of record `id` with metadata `slots`, and of record `id` owned
+  // by `agent` (keyed collections; the id itself otherwise).
+  std::string KeyOf(std::string_view id, const std::vector<Value>& slots) const;
+  std::string OwnedKeyOf(std::optional<std::string_view> agent, std::string_view id) const;
+  // The record number of the record keyed `key`, or nullopt.
+  std::optional<std::uint32_t> Find(std::string_view key) const;
+  // Every record whose id is `id`, whoever owns it (at most one unless
+  // keyed by owner); ascending.
+  std::vector<std::uint32_t> FindId(std::string_view id) const;
   // The record number to give a new id. Numbers are not reused, so that a
   // snapshot never holds a different record under a live number unless the
   // record was written after it (and is then put again on load).
@@ -88,6 +100,9 @@ class Collection {
 
   std::size_t size() const { return metadata_.size(); }
   const std::string& id_of(std::uint32_t doc) const { return ids_[doc]; }
+  const std::string& key_of(std::uint32_t doc) const {
+    return owner_slot_ ? keys_[doc] : ids_[doc];
+  }
   const std::string& body_of(std::uint32_t doc) const { return bodies_[doc]; }
   search::CollectionView View() const;
   const index::MetadataIndex& metadata() const { return metadata_; }
@@ -115,15 +130,19 @@ class Collection {
  private:
   text::TextIndexOptions TextOptions() const;
   vector::VectorIndexOptions VectorOptions() const;
+  void ForgetId(const std::string& id, std::uint32_t doc);  // by_id_ loses (id, doc)
 
   CollectionSpec spec_;
   index::MetadataIndex metadata_;
   std::optional<text::TextIndex> text_;
   std::optional<vector::VectorIndex> vectors_;
   std::optional<std::uint32_t> time_slot_;
-  std::unordered_map<std::string, std::uint32_t> docs_;  // id -> record number
-  std::vector<std::string> ids_;                         // record number -> id
-  std::vector<std::string> bodies_;                      // record number -> body
+  std::optional<std::uint32_t> owner_slot_;                    // keyed by owner: agent_id's slot
+  std::unordered_map<std::string, std::uint32_t> docs_;        // key -> record number
+  std::vector<std::string> ids_;                               // record number -> id
+  std::vector<std::string> keys_;                              // record number -> key (keyed only)
+  std::unordered_multimap<std::string, std::uint32_t> by_id_;  // id -> record (keyed only)
+  std::vector<std::string> bodies_;                            // record number -> body
   std::uint32_t next_doc_ = 0;
   mutable std::shared_mutex mutex_;
   mutable std::mutex write_mutex_;

@@ -157,19 +157,34 @@ Status Engine::DropCollection(std::string_view name) {
   return Status::Ok();
 }
 
-std::vector<CollectionInfo> Engine::ListCollections() const {
+namespace {
+// The number of records `read` (the scope's compiled read filter; nullopt:
+// unscoped) may read in `c` (shared lock held).
+std::size_t Readable(const Collection& c, const std::optional<filter::CompiledFilter>& read) {
+  return read ? c.metadata().Evaluate(read->optimized.root).cardinality() : c.size();
+}
+}  // namespace
+
+std::vector<CollectionInfo> Engine::ListCollections(const std::optional<Scope>& scope) const {
   std::vector<CollectionInfo> out;
   for (const auto& c : impl_->All()) {
+    // A collection closed to the scope is not listed for it.
+    StatusOr<std::optional<filter::CompiledFilter>> read =
+        engine::ReadFilter(c->spec().schema.get(), scope, c->spec().name);
+    if (!read.ok()) continue;
     std::shared_lock<std::shared_mutex> lock(c->mutex());
-    out.push_back(CollectionInfo{c->spec(), c->size()});
+    out.push_back(CollectionInfo{c->spec(), Readable(*c, *read)});
   }
   return out;
 }
 
-StatusOr<CollectionInfo> Engine::DescribeCollection(std::string_view name) const {
+StatusOr<CollectionInfo> Engine::DescribeCollection(std::string_view name,
+                                                    const std::optional<Scope>& scope) const {
   ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(name));
+  ASSIGN_OR_RETURN(std::optional<filter::CompiledFilter> read,
+                   engine::ReadFilter(c->spec().schema.get(), scope, name));
   std::shared_lock<std::shared_mutex> lock(c->mutex());
-  return CollectionInfo{c->spec(), c->size()};
+  return CollectionInfo{c->spec(), Readable(*c, read)};
 }
 
 StatusOr<WriteResult> Engine::Upsert(std::string_view collection,
@@ -199,44 +214,30 @@ StatusOr<WriteResult> Engine::Upsert(std::string_view collection,
     }
     prepared.push_back(std::move(r).value());
   }
-  // The same id twice in a batch: the later record wins, as it would in two batches.
+  // The same key twice in a batch: the later record wins, as it would in
+  // two batches. Keys, not ids: in a collection keyed by owner two agents'
+  // records with one id are two records (engine.h, "Record keys"), so a
+  // scoped writer, whose records all carry its agent, only ever replaces its own.
   std::unordered_map<std::string_view, std::size_t> last;
-  for (std::size_t i = 0; i < prepared.size(); ++i) last[prepared[i].id] = i;
+  for (std::size_t i = 0; i < prepared.size(); ++i) last[prepared[i].key] = i;
   std::vector<PreparedRecord> unique;
-  std::vector<std::size_t> positions;  // of `unique` in the batch
   unique.reserve(last.size());
   for (std::size_t i = 0; i < prepared.size(); ++i) {
-    if (last[prepared[i].id] != i) continue;
-    unique.push_back(std::move(prepared[i]));
-    positions.push_back(i);
+    if (last[prepared[i].key] == i) unique.push_back(std::move(prepared[i]));
   }
 
   std::lock_guard<std::mutex> writer(c->write_mutex());
-  if (tests) {
-    // Replacing a record is writing over its owner's: only the owner may.
-    std::shared_lock<std::shared_mutex> lock(c->mutex());
-    for (std::size_t i = 0; i < unique.size(); ++i) {
-      const std::optional<std::uint32_t> existing = c->Find(unique[i].id);
-      if (existing && !tests->owns.Matches(*c->metadata().Row(*existing))) {
-        WriteResult rejected;
-        rejected.rejected = ForbiddenWrite(
-            "id", "record '" + unique[i].id + "' belongs to another agent and cannot be replaced");
-        rejected.rejected_index = positions[i];
-        return rejected;
-      }
-    }
-  }
   storage::WriteBatch batch;
   std::vector<std::uint32_t> docs;
   batch.puts.reserve(unique.size());
   docs.reserve(unique.size());
   for (const PreparedRecord& r : unique) {
-    const std::optional<std::uint32_t> existing = c->Find(r.id);
+    const std::optional<std::uint32_t> existing = c->Find(r.key);
     const std::uint32_t doc = existing ? *existing : c->NextDoc();
     docs.push_back(doc);
     std::string vector_bytes(r.vector.size() * sizeof(float), '\0');
     if (!r.vector.empty()) std::memcpy(vector_bytes.data(), r.vector.data(), vector_bytes.size());
-    batch.puts.push_back({r.id, doc, r.body, std::move(vector_bytes)});
+    batch.puts.push_back({r.key, doc, r.body, std::move(vector_bytes)});
   }
   c->writers_waiting.fetch_add(1);
   const Status applied = impl_->store->Apply(collection, batch).status();
@@ -262,7 +263,7 @@ StatusOr<WriteResult> Engine::Upsert(std::string_view collection,
 StatusOr<WriteResult> Engine::Impl::RemoveDocs(Collection& c,
                                                const std::vector<std::uint32_t>& docs) {
   storage::WriteBatch batch;
-  for (const std::uint32_t doc : docs) batch.removes.push_back(c.id_of(doc));
+  for (const std::uint32_t doc : docs) batch.removes.push_back(c.key_of(doc));
   if (!batch.removes.empty()) RETURN_IF_ERROR(store->Apply(c.spec().name, batch).status());
   std::unique_lock<std::shared_mutex> lock(c.mutex());
   for (const std::uint32_t doc : docs) c.Remove(doc);
@@ -273,23 +274,21 @@ StatusOr<WriteResult> Engine::Impl::RemoveDocs(Collection& c,
 }
 
 StatusOr<WriteResult> Engine::Delete(std::string_view collection, std::span<const std::string> ids,
-                                     const std::optional<Scope>& scope) {
+                                     const std::optional<Scope>& scope,
+                                     const std::optional<std::string>& agent) {
   ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
   ASSIGN_OR_RETURN(std::optional<engine::ScopeTests> tests,
                    engine::MakeScopeTests(c->schema(), scope, collection));
   std::lock_guard<std::mutex> writer(c->write_mutex());
   std::vector<std::uint32_t> docs;
-  for (const std::string& id : ids) {
-    std::optional<std::uint32_t> doc = c->Find(id);
-    if (!doc) continue;
-    if (tests) {
-      const std::vector<Value>& row = *c->metadata().Row(*doc);
-      if (!tests->reads.Matches(row)) continue;  // invisible to the caller: as if absent
-      if (!tests->owns.Matches(row)) {
-        return Status::PermissionDenied("record '" + id + "' belongs to another agent");
-      }
+  {
+    std::shared_lock<std::shared_mutex> lock(c->mutex());
+    for (const std::string& id : ids) {
+      // A scoped caller's ids name its own records only (engine/scope.h).
+      ASSIGN_OR_RETURN(std::optional<std::uint32_t> doc,
+                       engine::ResolveId(*c, id, scope, tests, agent, /*read=*/false));
+      if (doc) docs.push_back(*doc);
     }
-    docs.push_back(*doc);
   }
   std::sort(docs.begin(), docs.end());
   docs.erase(std::unique(docs.begin(), docs.end()), docs.end());
@@ -321,16 +320,15 @@ StatusOr<WriteResult> Engine::DeleteWhere(std::string_view collection, FilterDia
 }
 
 StatusOr<std::optional<std::string>> Engine::Get(std::string_view collection, std::string_view id,
-                                                 const std::optional<Scope>& scope) const {
+                                                 const std::optional<Scope>& scope,
+                                                 const std::optional<std::string>& agent) const {
   ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
   ASSIGN_OR_RETURN(std::optional<engine::ScopeTests> tests,
                    engine::MakeScopeTests(c->schema(), scope, collection));
   std::shared_lock<std::shared_mutex> lock(c->mutex());
-  std::optional<std::uint32_t> doc = c->Find(id);
+  ASSIGN_OR_RETURN(std::optional<std::uint32_t> doc,
+                   engine::ResolveId(*c, id, scope, tests, agent, /*read=*/true));
   if (!doc) return std::optional<std::string>();
-  if (tests && !tests->reads.Matches(*c->metadata().Row(*doc))) {
-    return std::optional<std::string>();
-  }
   return std::optional<std::string>(c->body_of(*doc));
 }
 
@@ -385,10 +383,11 @@ StatusOr<SearchResponse> Engine::Impl::Run(const Collection& c,
 }
 
 SearchResponse Engine::Impl::List(const Collection& c, const filter::CompiledFilter* filter,
-                                  std::size_t k) const {
+                                  const filter::CompiledFilter* scope, std::size_t k) const {
   std::shared_lock<std::shared_mutex> lock(c.mutex());
-  const roaring::Roaring allowed =
+  roaring::Roaring allowed =
       filter != nullptr ? c.metadata().Evaluate(filter->optimized.root) : c.metadata().live();
+  if (scope != nullptr) allowed &= c.metadata().Evaluate(scope->optimized.root);
   const std::optional<std::uint32_t> time_slot = c.time_slot();
   // Newest first (absent times last), then by id: a total order, so pages are stable.
   auto time_of = [&](std::uint32_t doc) -> const Value* {
@@ -438,16 +437,18 @@ StatusOr<SearchResponse> Engine::Search(std::string_view collection,
     r.filter = &compiled->value();
     r.dialect = ToInternal(dialect);
   }
-  std::optional<filter::CompiledFilter> scoped;
-  ASSIGN_OR_RETURN(r.filter, engine::ReadableFilter(c->spec().schema.get(), request.scope,
-                                                    collection, r.filter, &scoped));
+  // The scope stays apart from the user's filter: search applies it around
+  // everything it reports (search::Request::scope).
+  ASSIGN_OR_RETURN(std::optional<filter::CompiledFilter> read,
+                   engine::ReadFilter(c->spec().schema.get(), request.scope, collection));
+  if (read) r.scope = &*read;
   if (!request.query && !request.vector) {
     if (request.k == 0 || request.k > search::kMaxK) {
       rejected.rejected = Diagnostic{400, "request.invalid", "k",
                                      "k must be in [1, " + std::to_string(search::kMaxK) + "]"};
       return rejected;
     }
-    return impl_->List(*c, r.filter, request.k);
+    return impl_->List(*c, r.filter, r.scope, request.k);
   }
   if (request.query) {
     text::QueryOptions options;

@@ -51,6 +51,7 @@ struct StoredRecord {
   std::uint32_t doc;
   std::uint64_t seq;
   PreparedRecord record;
+  std::string stale_key;  // the key it is stored under when that is not record.key
 };
 
 // Every record of the collection, checked; vectors of those written after
@@ -60,7 +61,9 @@ Status ReadRecords(storage::Store& store, const Collection& c, std::uint64_t vec
   return store.ScanRecords(c.spec().name, vectors_after,
                            [&](const storage::RecordRow& r) -> Status {
                              ASSIGN_OR_RETURN(PreparedRecord p, c.Reload(r.body, r.vector));
-                             out->push_back({r.doc, r.seq, std::move(p)});
+                             std::string stale;
+                             if (r.id != p.key) stale = r.id;
+                             out->push_back({r.doc, r.seq, std::move(p), std::move(stale)});
                              return Status::Ok();
                            });
 }
@@ -89,6 +92,27 @@ Status Replay(Collection& c, std::vector<StoredRecord> records,
       chunk.clear();
     }
   }
+  return Status::Ok();
+}
+
+// Records stored under a key that is not theirs: a store written before
+// collections with an agent_id field were keyed by owner (record_key.h) has
+// them under their bare ids. They are written again under their keys, with
+// their record numbers, in one batch, so that a crash leaves either form
+// whole.
+Status Rekey(storage::Store& store, Collection& c, const std::vector<StoredRecord>& records) {
+  storage::WriteBatch batch;
+  for (const StoredRecord& r : records) {
+    if (r.stale_key.empty()) continue;
+    ASSIGN_OR_RETURN(std::optional<storage::Store::Found> found,
+                     store.GetRecord(c.spec().name, r.stale_key));
+    if (!found) return Status::Corruption("record '" + r.stale_key + "' vanished while opening");
+    batch.removes.push_back(r.stale_key);
+    batch.puts.push_back({r.record.key, r.doc, std::move(found->body), std::move(found->vector)});
+  }
+  if (batch.puts.empty()) return Status::Ok();
+  RETURN_IF_ERROR(store.Apply(c.spec().name, batch).status());
+  c.dirty += batch.puts.size();  // their sequence is past the snapshots now
   return Status::Ok();
 }
 
@@ -126,6 +150,7 @@ StatusOr<std::shared_ptr<Collection>> Engine::Impl::Load(const storage::Collecti
   Status read = ReadRecords(*store, *c, vector_use.loaded ? vector_use.seq : 0, &records);
   const SnapshotUse text_use = Install(*c, text_snapshot, text_index.get(), c->text_index());
   RETURN_IF_ERROR(read);
+  RETURN_IF_ERROR(Rekey(*store, *c, records));
   auto seq_of = [](const SnapshotUse& use) {
     return use.loaded ? std::optional<std::uint64_t>(use.seq) : std::nullopt;
   };

@@ -1,14 +1,17 @@
-// Tenancy inside the engine (SEARCH.md §6): the filter IR of what a Scope
-// may read or owns in a collection, ANDed outside the user's filter so that
-// no filter can widen it.
+// Tenancy inside the engine (SEARCH.md §6, engine.h): the filter IR of what
+// a Scope may read or owns in a collection, ANDed outside the user's filter
+// so that no filter can widen it, and which record an id names for a caller.
 #ifndef ENGRAM_ENGINE_SCOPE_H_
 #define ENGRAM_ENGINE_SCOPE_H_
 
+#include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "base/status.h"
+#include "engine/collection.h"
 #include "engram/engine.h"
 #include "filter/compiler.h"
 #include "filter/eval/program.h"
@@ -33,13 +36,12 @@ StatusOr<filter::Node> ScopeOwnNode(const Schema& schema, const Scope& scope,
 filter::CompiledFilter Restrict(const filter::CompiledFilter* user, filter::Node scope_node,
                                 const std::shared_ptr<const Schema>& schema);
 
-// The filter a scoped search runs with: `user` (null: none) itself without a
-// scope, else `user` restricted to what `scope` may read, kept in
-// `*restricted`. PermissionDenied as ScopeReadNode.
-StatusOr<const filter::CompiledFilter*> ReadableFilter(
+// What `scope` may read, compiled (nullopt without a scope): the filter a
+// search keeps apart from the user's (search::Request::scope).
+// PermissionDenied as ScopeReadNode.
+StatusOr<std::optional<filter::CompiledFilter>> ReadFilter(
     const std::shared_ptr<const Schema>& schema, const std::optional<Scope>& scope,
-    std::string_view collection, const filter::CompiledFilter* user,
-    std::optional<filter::CompiledFilter>* restricted);
+    std::string_view collection);
 
 // One record's slots tested against a scope: may the caller read it, does it own it.
 struct ScopeTests {
@@ -50,6 +52,18 @@ struct ScopeTests {
 StatusOr<std::optional<ScopeTests>> MakeScopeTests(const Schema& schema,
                                                    const std::optional<Scope>& scope,
                                                    std::string_view collection);
+
+// The record `id` names for a caller with `tests` (MakeScopeTests of its
+// `scope`), as engine.h "Record keys" defines it; `read` says whether the
+// caller reads (Get) or deletes. nullopt when there is none (or none it may
+// read); FailedPrecondition naming the agents when several readable records
+// qualify; InvalidArgument for `agent` where records are keyed by id alone;
+// PermissionDenied for a delete naming another agent. Shared lock held.
+StatusOr<std::optional<std::uint32_t>> ResolveId(const Collection& c, std::string_view id,
+                                                 const std::optional<Scope>& scope,
+                                                 const std::optional<ScopeTests>& tests,
+                                                 const std::optional<std::string>& agent,
+                                                 bool read);
 
 }  // namespace engram::engine
 
