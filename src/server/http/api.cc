@@ -123,7 +123,7 @@ HttpResponse Api::Dispatch(const Call& call) {
     case Route::kMcp:
       return Mcp(call);
     case Route::kListCollections:
-      return ListCollections();
+      return ListCollections(call);
     case Route::kCreateCollection:
       return CreateCollection(call);
     case Route::kGetCollection:
