@@ -89,43 +89,11 @@ StatusOr<std::optional<ScopeTests>> MakeScopeTests(const Schema& schema,
       ScopeTests{filter::Program(read, schema), filter::Program(own, schema)});
 }
 
-StatusOr<std::optional<std::uint32_t>> ResolveId(const Collection& c, std::string_view id,
-                                                 const std::optional<Scope>& scope,
-                                                 const std::optional<ScopeTests>& tests,
-                                                 const std::optional<std::string>& agent,
-                                                 bool read) {
-  using Found = std::optional<std::uint32_t>;
-  const std::string& name = c.spec().name;
-  if (!c.keyed_by_owner()) {
-    if (agent) {
-      return Status::InvalidArgument("collection '" + name +
-                                     "' has no agent_id field: its records are named by id alone");
-    }
-    Found doc = c.Find(id);
-    if (doc && tests && !tests->reads.Matches(*c.metadata().Row(*doc))) return Found();
-    return doc;
-  }
-  if (!read && scope && agent && *agent != scope->agent) {
-    return Status::PermissionDenied("a scoped caller deletes only its own records (agent '" +
-                                    scope->agent + "')");
-  }
-  if (agent || (scope && !read)) {
-    Found doc = c.Find(c.OwnedKeyOf(agent ? *agent : scope->agent, id));
-    if (doc && tests && !tests->reads.Matches(*c.metadata().Row(*doc))) return Found();
-    return doc;
-  }
-  if (scope) {
-    if (Found own = c.Find(c.OwnedKeyOf(scope->agent, id))) return own;
-  }
-  // The one record with this id the caller can read.
-  std::vector<std::uint32_t> candidates;
-  for (const std::uint32_t doc : c.FindId(id)) {
-    if (!tests || tests->reads.Matches(*c.metadata().Row(doc))) candidates.push_back(doc);
-  }
-  if (candidates.size() <= 1) return candidates.empty() ? Found() : Found(candidates[0]);
+Status AmbiguousId(const Collection& c, const index::MetadataIndex& metadata, std::string_view id,
+                   const std::vector<std::uint32_t>& docs) {
   std::vector<std::string> owners;
-  for (const std::uint32_t doc : candidates) {
-    const std::optional<std::string_view> owner = OwnerOf(*c.metadata().Row(doc), *c.owner_slot());
+  for (const std::uint32_t doc : docs) {
+    const std::optional<std::string_view> owner = OwnerOf(*metadata.Row(doc), *c.owner_slot());
     owners.push_back(owner ? "'" + std::string(*owner) + "'" : "(none)");
   }
   std::sort(owners.begin(), owners.end());
@@ -135,8 +103,8 @@ StatusOr<std::optional<std::uint32_t>> ResolveId(const Collection& c, std::strin
   }
   if (owners.size() > kAgentsNamed) agents += ", ...";
   return Status::FailedPrecondition("id '" + std::string(id) + "' names records of " +
-                                    std::to_string(candidates.size()) + " agents (" + agents +
-                                    ") in collection '" + name + "': name the agent");
+                                    std::to_string(docs.size()) + " agents (" + agents +
+                                    ") in collection '" + c.spec().name + "': name the agent");
 }
 
 }  // namespace engram::engine

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/status.h"
 #include "engine/collection.h"
@@ -53,17 +54,53 @@ StatusOr<std::optional<ScopeTests>> MakeScopeTests(const Schema& schema,
                                                    const std::optional<Scope>& scope,
                                                    std::string_view collection);
 
+// FailedPrecondition: `id` names the records `docs` (several) of different
+// agents in `c`; the message names the agents, sorted.
+Status AmbiguousId(const Collection& c, const index::MetadataIndex& metadata, std::string_view id,
+                   const std::vector<std::uint32_t>& docs);
+
 // The record `id` names for a caller with `tests` (MakeScopeTests of its
-// `scope`), as engine.h "Record keys" defines it; `read` says whether the
+// `scope`), as engine.h "Record keys" defines it, looked up through `view`
+// (a Collection::Reader, or the Writer of a delete); `read` says whether the
 // caller reads (Get) or deletes. nullopt when there is none (or none it may
 // read); FailedPrecondition naming the agents when several readable records
 // qualify; InvalidArgument for `agent` where records are keyed by id alone;
-// PermissionDenied for a delete naming another agent. Shared lock held.
-StatusOr<std::optional<std::uint32_t>> ResolveId(const Collection& c, std::string_view id,
-                                                 const std::optional<Scope>& scope,
-                                                 const std::optional<ScopeTests>& tests,
-                                                 const std::optional<std::string>& agent,
-                                                 bool read);
+// PermissionDenied for a delete naming another agent.
+template <typename View>
+StatusOr<std::optional<std::uint32_t>> ResolveId(
+    const View& view, const Collection& c, std::string_view id, const std::optional<Scope>& scope,
+    const std::optional<ScopeTests>& tests, const std::optional<std::string>& agent, bool read) {
+  using Found = std::optional<std::uint32_t>;
+  auto readable = [&](std::uint32_t doc) {
+    return !tests || tests->reads.Matches(*view.metadata().Row(doc));
+  };
+  if (!c.keyed_by_owner()) {
+    if (agent) {
+      return Status::InvalidArgument("collection '" + c.spec().name +
+                                     "' has no agent_id field: its records are named by id alone");
+    }
+    const Found doc = view.Find(id);
+    return doc && readable(*doc) ? doc : Found();
+  }
+  if (!read && scope && agent && *agent != scope->agent) {
+    return Status::PermissionDenied("a scoped caller deletes only its own records (agent '" +
+                                    scope->agent + "')");
+  }
+  if (agent || (scope && !read)) {
+    const Found doc = view.Find(c.OwnedKeyOf(agent ? *agent : scope->agent, id));
+    return doc && readable(*doc) ? doc : Found();
+  }
+  if (scope) {
+    if (const Found own = view.Find(c.OwnedKeyOf(scope->agent, id))) return own;
+  }
+  // The one record with this id the caller can read.
+  std::vector<std::uint32_t> candidates;
+  for (const std::uint32_t doc : view.FindId(id)) {
+    if (readable(doc)) candidates.push_back(doc);
+  }
+  if (candidates.size() > 1) return AmbiguousId(c, view.metadata(), id, candidates);
+  return candidates.empty() ? Found() : Found(candidates[0]);
+}
 
 }  // namespace engram::engine
 
