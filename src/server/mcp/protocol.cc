@@ -53,7 +53,8 @@ json VersionMismatch(const json& id, const std::string& header, const std::strin
       json{{"mismatch", {{"header", header}, {"body", body}}}});
 }
 
-// A claimed envelope's first problem (key, problem), or nullopt.
+// The first problem (key, problem) of an envelope that claims a version
+// (`meta` has the protocolVersion key), or nullopt.
 std::optional<std::pair<std::string, std::string>> EnvelopeProblem(const json& meta) {
   const auto version = meta.find(kMetaProtocolVersion);
   if (!version->is_string()) return {{std::string(kMetaProtocolVersion), "expected a string"}};
