@@ -64,6 +64,34 @@ struct WriteResult {
 // closed to scoped callers (PermissionDenied); without a `scope` field only
 // the agent's own records are visible. No scope (nullopt): the store's owner,
 // who reads and writes everything.
+//
+// Tenancy is closed: what a scoped caller observes never depends on records
+// it may not read. Hits, listings, record counts (ListCollections,
+// DescribeCollection), every count of filter impact and explain, and the
+// status and message of every read, write and delete are computed within its
+// readable records. Two things still see the whole collection, and only
+// through scores: BM25's term statistics (document frequencies, average field
+// lengths; so a hit's BM25 and relevance, and which records make a truncated
+// candidate list, may move when other agents write), and the order in which
+// an approximate graph walk meets records. Explain leaves out, for scoped
+// callers, the work figures that count the whole index (postings scored, the
+// vector plan and its costs, cardinality estimates).
+//
+// Record keys. In a collection with a string `agent_id` field, ids are unique
+// per agent, as Pinecone's namespaces are: a record is keyed by (agent_id,
+// id), so alice writing id `bob-2000` creates or replaces her own record and
+// never learns whether bob has one, and cannot keep bob from writing his.
+// Ids shown to callers are the ids as written. Where an id names a record
+// (Get, Delete), `agent` may name its owner; without it:
+//   - a scoped caller's own record with that id, if it has one; for Get,
+//     else the one record with that id it can read (another agent's shared
+//     record); several readable agents' records with that id are ambiguous
+//     (FailedPrecondition naming those agents; nothing is done);
+//   - for the owner (no scope), the one record with that id, or
+//     FailedPrecondition naming the agents when several hold it.
+// A scoped caller may name another agent only to read (its shared records);
+// Delete naming another agent is PermissionDenied. Collections without an
+// `agent_id` field key records by id alone, and `agent` is InvalidArgument.
 enum class ReadProfile { kPrivateOnly, kPrivatePlusProject, kAllScopes };
 std::optional<ReadProfile> ReadProfileFromName(std::string_view name);  // private_only|...
 std::string_view ReadProfileName(ReadProfile profile);
@@ -175,36 +203,47 @@ class Engine {
   // AlreadyExists for a taken name.
   Status CreateCollection(const CollectionSpec& spec);
   Status DropCollection(std::string_view name);  // NotFound if absent
-  std::vector<CollectionInfo> ListCollections() const;
-  StatusOr<CollectionInfo> DescribeCollection(std::string_view name) const;
+  // The collections and their record counts. With a `scope`: the
+  // collections it may read (those with a string agent_id field), each with
+  // the number of records it can read; DescribeCollection is
+  // PermissionDenied for a collection closed to it.
+  std::vector<CollectionInfo> ListCollections(
+      const std::optional<Scope>& scope = std::nullopt) const;
+  StatusOr<CollectionInfo> DescribeCollection(
+      std::string_view name, const std::optional<Scope>& scope = std::nullopt) const;
 
   // Writes records given as JSON object texts (`id`, the text fields,
   // `vector` when the collection has vectors, metadata at top level),
-  // replacing records with the same id, in one durable batch: all or none.
+  // replacing records with the same key (id, or agent_id and id: "Record
+  // keys"), in one durable batch: all or none.
   // A record failing the schema is `rejected` with its position and the
   // field named. NotFound for an unknown collection; IoError when the store
   // fails (nothing acknowledged then). `progress` is called with the number
   // of records indexed so far.
-  // With a `scope`, every record's `agent_id` must be the scope's agent and
-  // no record may replace another agent's record: else the batch is
-  // `rejected` (kind "scope.forbidden", code 403) and nothing is written.
+  // With a `scope`, every record's `agent_id` must be the scope's agent, else
+  // the batch is `rejected` (kind "scope.forbidden", code 403) and nothing is
+  // written; its records are keyed by its agent, so it never meets another's.
   StatusOr<WriteResult> Upsert(std::string_view collection,
                                std::span<const std::string_view> records,
                                const std::function<void(std::size_t)>& progress = {},
                                const std::optional<Scope>& scope = std::nullopt);
-  // Deletes by id (absent ids are ignored) or by a filter, durably. With a
-  // `scope`: ids the caller cannot read count as absent, and an id it can
-  // read but does not own is PermissionDenied (nothing deleted); DeleteWhere
-  // removes only the caller's own records that pass the filter.
+  // Deletes by id (absent ids are ignored; `agent` as "Record keys") or by
+  // a filter, durably. With a `scope` only the caller's own records go: an
+  // id names its own record, and `agent` naming another agent is
+  // PermissionDenied; DeleteWhere removes only its own records that pass the
+  // filter. An ambiguous id (FailedPrecondition) deletes nothing.
   StatusOr<WriteResult> Delete(std::string_view collection, std::span<const std::string> ids,
-                               const std::optional<Scope>& scope = std::nullopt);
+                               const std::optional<Scope>& scope = std::nullopt,
+                               const std::optional<std::string>& agent = std::nullopt);
   StatusOr<WriteResult> DeleteWhere(std::string_view collection, FilterDialect dialect,
                                     std::string_view filter,
                                     const std::optional<Scope>& scope = std::nullopt);
-  // The stored record as a JSON object text, or nullopt (also when `scope`
-  // cannot read it).
-  StatusOr<std::optional<std::string>> Get(std::string_view collection, std::string_view id,
-                                           const std::optional<Scope>& scope = std::nullopt) const;
+  // The stored record `id` names (`agent` as "Record keys") as a JSON object
+  // text, or nullopt (also when `scope` cannot read it).
+  StatusOr<std::optional<std::string>> Get(
+      std::string_view collection, std::string_view id,
+      const std::optional<Scope>& scope = std::nullopt,
+      const std::optional<std::string>& agent = std::nullopt) const;
 
   const RecoveryReport& recovery() const;
 

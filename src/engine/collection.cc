@@ -8,6 +8,7 @@
 
 #include "base/status.h"
 #include "engine/internal.h"
+#include "engine/record_key.h"
 #include "schema/record.h"
 #include "vector/metric.h"
 
@@ -27,7 +28,7 @@ text::Stemmer StemmerOf(const std::string& language) {
 }  // namespace
 
 Collection::Collection(CollectionSpec spec)
-    : spec_(std::move(spec)), metadata_(spec_.schema.get()) {
+    : spec_(std::move(spec)), metadata_(spec_.schema.get()), owner_slot_(OwnerSlot(schema())) {
   if (!spec_.text.empty()) text_.emplace(TextOptions());
   if (spec_.vector_dim > 0) vectors_.emplace(VectorOptions());
   if (!spec_.time_field.empty()) {
@@ -132,6 +133,7 @@ Checked<PreparedRecord> Collection::Prepare(std::string_view json_text) const {
   }
   out.id = std::move(record.value().id);
   out.slots = std::move(record.value().slots);
+  out.key = KeyOf(out.id, out.slots);
   out.body = json::Dump(object);
   return out;
 }
@@ -162,6 +164,7 @@ StatusOr<PreparedRecord> Collection::Reload(std::string_view body,
   PreparedRecord out;
   out.id = std::move(record.value().id);
   out.slots = std::move(record.value().slots);
+  out.key = KeyOf(out.id, out.slots);
   out.texts.resize(spec_.text.size());
   for (std::size_t i = 0; i < spec_.text.size(); ++i) {
     auto it = read.value.find(spec_.text[i].name);
@@ -180,10 +183,42 @@ Checked<filter::CompiledFilter> Collection::CompileFilter(FilterDialect dialect,
   return filter::Compile(ToInternal(dialect), text, spec_.schema.get());
 }
 
-std::optional<std::uint32_t> Collection::Find(std::string_view id) const {
-  auto it = docs_.find(std::string(id));
+std::string Collection::KeyOf(std::string_view id, const std::vector<Value>& slots) const {
+  if (!owner_slot_) return std::string(id);
+  return OwnedKey(OwnerOf(slots, *owner_slot_), id);
+}
+
+std::string Collection::OwnedKeyOf(std::optional<std::string_view> agent,
+                                   std::string_view id) const {
+  return owner_slot_ ? OwnedKey(agent, id) : std::string(id);
+}
+
+std::optional<std::uint32_t> Collection::Find(std::string_view key) const {
+  auto it = docs_.find(std::string(key));
   if (it == docs_.end()) return std::nullopt;
   return it->second;
+}
+
+std::vector<std::uint32_t> Collection::FindId(std::string_view id) const {
+  std::vector<std::uint32_t> out;
+  if (!owner_slot_) {
+    if (std::optional<std::uint32_t> doc = Find(id)) out.push_back(*doc);
+    return out;
+  }
+  auto [first, last] = by_id_.equal_range(std::string(id));
+  for (auto it = first; it != last; ++it) out.push_back(it->second);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void Collection::ForgetId(const std::string& id, std::uint32_t doc) {
+  auto [first, last] = by_id_.equal_range(id);
+  for (auto it = first; it != last; ++it) {
+    if (it->second == doc) {
+      by_id_.erase(it);
+      return;
+    }
+  }
 }
 
 StatusOr<Collection::Writer> Collection::Write() {
@@ -211,8 +246,8 @@ std::uint32_t Collection::TakeFree() {
   return next_doc_++;
 }
 
-std::uint32_t Collection::Writer::Assign(std::string_view id) {
-  if (const std::optional<std::uint32_t> doc = c_->Find(id)) return *doc;
+std::uint32_t Collection::Writer::Assign(std::string_view key) {
+  if (const std::optional<std::uint32_t> doc = c_->Find(key)) return *doc;
   const std::uint32_t doc = c_->TakeFree();
   assigned_.push_back(doc);
   return doc;
@@ -256,13 +291,19 @@ Status Collection::Put(const std::vector<std::uint32_t>& docs, std::vector<Prepa
     if (doc >= ids_.size()) {
       ids_.resize(doc + 1);
       bodies_.resize(doc + 1);
+      if (owner_slot_) keys_.resize(doc + 1);
     }
     if (doc >= next_doc_) {
       free_.addRange(next_doc_, doc);  // the numbers skipped are free
       next_doc_ = doc + 1;
     }
     free_.remove(doc);
-    docs_[r.id] = doc;
+    if (owner_slot_ && ids_[doc] != r.id) {
+      if (!ids_[doc].empty()) ForgetId(ids_[doc], doc);
+      by_id_.emplace(r.id, doc);
+    }
+    if (owner_slot_) keys_[doc] = r.key;
+    docs_[std::move(r.key)] = doc;
     ids_[doc] = std::move(r.id);
     bodies_[doc] = std::move(r.body);
     metadata_.Put(doc, std::move(r.slots));
@@ -286,7 +327,12 @@ Status Collection::Put(const std::vector<std::uint32_t>& docs, std::vector<Prepa
 
 void Collection::RemoveOne(std::uint32_t doc) {
   if (doc >= ids_.size() || ids_[doc].empty()) return;
-  docs_.erase(ids_[doc]);
+  docs_.erase(key_of(doc));
+  if (owner_slot_) {
+    ForgetId(ids_[doc], doc);
+    keys_[doc].clear();
+    keys_[doc].shrink_to_fit();
+  }
   ids_[doc].clear();
   ids_[doc].shrink_to_fit();
   bodies_[doc].clear();

@@ -1,7 +1,8 @@
 // Collection: one collection's configuration and in-memory state inside the
 // engine: the metadata index, the optional text and vector indexes, the map
-// between a record's `id` (the user's) and its `doc` (the record number the
-// indexes use), and each record's stored body. This file knows nothing of
+// between a record's `key` (its `id`, the user's, or in a collection keyed
+// by owner its agent_id and id: record_key.h) and its `doc` (the record
+// number the indexes use), and each record's stored body. This file knows nothing of
 // storage: the engine writes the store first and then applies the batch here.
 //
 // Locking rules, enforced by the types below:
@@ -52,6 +53,7 @@ inline constexpr std::size_t kMaxIdBytes = 512;
 // A record checked against its collection, ready to store and index.
 struct PreparedRecord {
   std::string id;
+  std::string key;                 // what the store and Find know it by (record_key.h)
   std::string body;                // the record as stored: a JSON object without `vector`
   std::vector<Value> slots;        // by schema slot
   std::vector<std::string> texts;  // by text field, "" when absent
@@ -97,11 +99,22 @@ class Collection {
   // The same for a body read back from the store (vector given apart).
   StatusOr<PreparedRecord> Reload(std::string_view body, std::string_view vector_bytes) const;
 
+  // Whether records are keyed by owner and id (a string agent_id field;
+  // record_key.h) rather than by id alone.
+  bool keyed_by_owner() const { return owner_slot_.has_value(); }
+  std::optional<std::uint32_t> owner_slot() const { return owner_slot_; }
+  // The key of record `id` with metadata `slots`, and of record `id` owned
+  // by `agent` (keyed collections; the id itself otherwise).
+  std::string KeyOf(std::string_view id, const std::vector<Value>& slots) const;
+  std::string OwnedKeyOf(std::optional<std::string_view> agent, std::string_view id) const;
+
   // A consistent view for reading; holds the shared lock while it lives.
   class Reader {
    public:
     explicit Reader(const Collection& c) : c_(&c), lock_(c.mutex_) {}
-    std::optional<std::uint32_t> Find(std::string_view id) const { return c_->Find(id); }
+    // The record keyed `key`; every record whose id is `id` (whoever owns it).
+    std::optional<std::uint32_t> Find(std::string_view key) const { return c_->Find(key); }
+    std::vector<std::uint32_t> FindId(std::string_view id) const { return c_->FindId(id); }
     const std::string& id_of(std::uint32_t doc) const { return c_->ids_[doc]; }
     const std::string& body_of(std::uint32_t doc) const { return c_->bodies_[doc]; }
     std::size_t size() const { return c_->metadata_.size(); }
@@ -121,16 +134,17 @@ class Collection {
     Writer(Writer&&) = default;
     ~Writer();  // record numbers assigned but not applied go back to the free list
 
-    std::optional<std::uint32_t> Find(std::string_view id) const { return c_->Find(id); }
-    const std::string& id_of(std::uint32_t doc) const { return c_->ids_[doc]; }
+    std::optional<std::uint32_t> Find(std::string_view key) const { return c_->Find(key); }
+    std::vector<std::uint32_t> FindId(std::string_view id) const { return c_->FindId(id); }
+    const std::string& key_of(std::uint32_t doc) const { return c_->key_of(doc); }
     const index::MetadataIndex& metadata() const { return c_->metadata_; }
     const Collection& collection() const { return *c_; }
 
-    // The record number for `id`: its record's, or for a new id the lowest
+    // The record number for `key`: its record's, or for a new key the lowest
     // free one (removed records' numbers are reused, so the indexes stay as
-    // small as the live set), else the next unused one. Two new ids of one
+    // small as the live set), else the next unused one. Two new keys of one
     // Writer never get the same number.
-    std::uint32_t Assign(std::string_view id);
+    std::uint32_t Assign(std::string_view key);
     // After the store applied a batch at `seq`: indexes `records` under the
     // exclusive lock (vectors staged for LinkPending: searched exactly until
     // linked). `progress` gets the records done.
@@ -180,7 +194,12 @@ class Collection {
  private:
   text::TextIndexOptions TextOptions() const;
   vector::VectorIndexOptions VectorOptions() const;
-  std::optional<std::uint32_t> Find(std::string_view id) const;
+  std::optional<std::uint32_t> Find(std::string_view key) const;
+  std::vector<std::uint32_t> FindId(std::string_view id) const;  // ascending
+  const std::string& key_of(std::uint32_t doc) const {
+    return owner_slot_ ? keys_[doc] : ids_[doc];
+  }
+  void ForgetId(const std::string& id, std::uint32_t doc);  // by_id_ loses (id, doc)
   search::CollectionView View() const;
   // Indexes `records` at `docs` (the exclusive lock held or not needed).
   Status Put(const std::vector<std::uint32_t>& docs, std::vector<PreparedRecord> records,
@@ -193,13 +212,16 @@ class Collection {
   std::optional<text::TextIndex> text_;
   std::optional<vector::VectorIndex> vectors_;
   std::optional<std::uint32_t> time_slot_;
-  std::unordered_map<std::string, std::uint32_t> docs_;  // id -> doc
-  std::vector<std::string> ids_;                         // doc -> id ("" when free)
-  std::vector<std::string> bodies_;                      // doc -> body
-  roaring::Roaring free_;                                // numbers below next_doc_ not in use
-  std::uint32_t next_doc_ = 0;                           // no number at or above it is in use
-  std::uint64_t applied_seq_ = 0;                        // the sequence of the last batch applied
-  bool dropped_ = false;                                 // under write_mutex_
+  std::optional<std::uint32_t> owner_slot_;                    // keyed by owner: agent_id's slot
+  std::unordered_map<std::string, std::uint32_t> docs_;        // key -> doc
+  std::vector<std::string> ids_;                               // doc -> id ("" when free)
+  std::vector<std::string> keys_;                              // doc -> key (keyed by owner only)
+  std::unordered_multimap<std::string, std::uint32_t> by_id_;  // id -> doc (keyed only)
+  std::vector<std::string> bodies_;                            // doc -> body
+  roaring::Roaring free_;                                      // numbers below next_doc_ not in use
+  std::uint32_t next_doc_ = 0;                                 // no number at or above it is in use
+  std::uint64_t applied_seq_ = 0;  // the sequence of the last batch applied
+  bool dropped_ = false;           // under write_mutex_
 
   mutable std::shared_mutex mutex_;  // readers share it; index changes hold it exclusively
   mutable std::mutex write_mutex_;   // one writer at a time

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "engine/engine_impl.h"
+#include "engine/scope.h"
 #include "storage/sqlite/sqlite_store.h"
 
 namespace engram {
@@ -138,15 +139,32 @@ Status Engine::DropCollection(std::string_view name) {
   return Status::Ok();
 }
 
-std::vector<CollectionInfo> Engine::ListCollections() const {
+namespace {
+// The number of records `read` (the scope's compiled read filter; nullopt:
+// unscoped) may read in `c`.
+std::size_t Readable(const Collection& c, const std::optional<filter::CompiledFilter>& read) {
+  const Collection::Reader reader = c.Read();
+  return read ? reader.metadata().Evaluate(read->optimized.root).cardinality() : reader.size();
+}
+}  // namespace
+
+std::vector<CollectionInfo> Engine::ListCollections(const std::optional<Scope>& scope) const {
   std::vector<CollectionInfo> out;
-  for (const auto& c : impl_->All()) out.push_back(CollectionInfo{c->spec(), c->Read().size()});
+  for (const auto& c : impl_->All()) {
+    // A collection closed to the scope is not listed for it.
+    StatusOr<std::optional<filter::CompiledFilter>> read =
+        engine::ReadFilter(c->spec().schema.get(), scope, c->spec().name);
+    if (read.ok()) out.push_back(CollectionInfo{c->spec(), Readable(*c, *read)});
+  }
   return out;
 }
 
-StatusOr<CollectionInfo> Engine::DescribeCollection(std::string_view name) const {
+StatusOr<CollectionInfo> Engine::DescribeCollection(std::string_view name,
+                                                    const std::optional<Scope>& scope) const {
   ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(name));
-  return CollectionInfo{c->spec(), c->Read().size()};
+  ASSIGN_OR_RETURN(std::optional<filter::CompiledFilter> read,
+                   engine::ReadFilter(c->spec().schema.get(), scope, name));
+  return CollectionInfo{c->spec(), Readable(*c, read)};
 }
 
 Status Engine::Checkpoint(std::string_view collection) {

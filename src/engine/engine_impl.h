@@ -65,9 +65,10 @@ struct Engine::Impl {
                                const search::Request& request) const;
 
   // The listing of SearchRequest (no query, no vector): the first k records
-  // passing `filter` (null: all), newest time field first, then by id.
+  // passing `filter` (null: all) that `scope` (null: unscoped) may read,
+  // newest time field first, then by id.
   SearchResponse List(const engine::Collection& collection, const filter::CompiledFilter* filter,
-                      std::size_t k) const;
+                      const filter::CompiledFilter* scope, std::size_t k) const;
 
   // Removes the records `docs` durably, then from memory (the caller holds
   // `writer`).

@@ -1,6 +1,7 @@
 // Implements engine.h's reads: get, search and listing. Each runs under a
 // Collection::Reader (the shared lock), so it sees the collection between
-// two batches; a scope is ANDed outside the user's filter (scope.h).
+// two batches; a scope is kept apart from the user's filter and applied
+// around everything reported (search::Request::scope, scope.h).
 #include <algorithm>
 #include <utility>
 
@@ -14,16 +15,15 @@ namespace engram {
 using engine::Collection;
 
 StatusOr<std::optional<std::string>> Engine::Get(std::string_view collection, std::string_view id,
-                                                 const std::optional<Scope>& scope) const {
+                                                 const std::optional<Scope>& scope,
+                                                 const std::optional<std::string>& agent) const {
   ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
   ASSIGN_OR_RETURN(std::optional<engine::ScopeTests> tests,
                    engine::MakeScopeTests(c->schema(), scope, collection));
   const Collection::Reader reader = c->Read();
-  std::optional<std::uint32_t> doc = reader.Find(id);
+  ASSIGN_OR_RETURN(std::optional<std::uint32_t> doc,
+                   engine::ResolveId(reader, *c, id, scope, tests, agent, /*read=*/true));
   if (!doc) return std::optional<std::string>();
-  if (tests && !tests->reads.Matches(*reader.metadata().Row(*doc))) {
-    return std::optional<std::string>();
-  }
   return std::optional<std::string>(reader.body_of(*doc));
 }
 
@@ -55,11 +55,11 @@ StatusOr<SearchResponse> Engine::Impl::Run(const Collection& c,
 }
 
 SearchResponse Engine::Impl::List(const Collection& c, const filter::CompiledFilter* filter,
-                                  std::size_t k) const {
+                                  const filter::CompiledFilter* scope, std::size_t k) const {
   const Collection::Reader reader = c.Read();
-  const roaring::Roaring allowed = filter != nullptr
-                                       ? reader.metadata().Evaluate(filter->optimized.root)
-                                       : reader.metadata().live();
+  roaring::Roaring allowed = filter != nullptr ? reader.metadata().Evaluate(filter->optimized.root)
+                                               : reader.metadata().live();
+  if (scope != nullptr) allowed &= reader.metadata().Evaluate(scope->optimized.root);
   const std::optional<std::uint32_t> time_slot = c.time_slot();
   // Newest first (absent times last), then by id: a total order, so pages are stable.
   auto time_of = [&](std::uint32_t doc) -> const Value* {
@@ -109,16 +109,16 @@ StatusOr<SearchResponse> Engine::Search(std::string_view collection,
     r.filter = &compiled->value();
     r.dialect = ToInternal(dialect);
   }
-  std::optional<filter::CompiledFilter> scoped;
-  ASSIGN_OR_RETURN(r.filter, engine::ReadableFilter(c->spec().schema.get(), request.scope,
-                                                    collection, r.filter, &scoped));
+  ASSIGN_OR_RETURN(std::optional<filter::CompiledFilter> read,
+                   engine::ReadFilter(c->spec().schema.get(), request.scope, collection));
+  if (read) r.scope = &*read;
   if (!request.query && !request.vector) {
     if (request.k == 0 || request.k > search::kMaxK) {
       rejected.rejected = Diagnostic{400, "request.invalid", "k",
                                      "k must be in [1, " + std::to_string(search::kMaxK) + "]"};
       return rejected;
     }
-    return impl_->List(*c, r.filter, request.k);
+    return impl_->List(*c, r.filter, r.scope, request.k);
   }
   if (request.query) {
     text::QueryOptions options;

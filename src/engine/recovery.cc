@@ -13,6 +13,7 @@
 // sparser than its records (damaged, crafted, or left so by mass deletes) is
 // renumbered densely first, in the store, before anything is allocated.
 #include <algorithm>
+#include <cstring>
 #include <future>
 #include <limits>
 #include <utility>
@@ -60,6 +61,7 @@ struct StoredRecord {
   std::uint32_t doc;
   std::uint64_t seq;
   PreparedRecord record;
+  std::string stale_key;  // the key it is stored under when that is not record.key
 };
 
 // Every record of the collection, checked; vectors of those written after
@@ -69,7 +71,9 @@ Status ReadRecords(storage::Store& store, const Collection& c, std::uint64_t vec
   return store.ScanRecords(c.spec().name, vectors_after,
                            [&](const storage::RecordRow& r) -> Status {
                              ASSIGN_OR_RETURN(PreparedRecord p, c.Reload(r.body, r.vector));
-                             out->push_back({r.doc, r.seq, std::move(p)});
+                             std::string stale;
+                             if (r.id != p.key) stale = r.id;
+                             out->push_back({r.doc, r.seq, std::move(p), std::move(stale)});
                              return Status::Ok();
                            });
 }
@@ -127,14 +131,46 @@ Status Renumber(storage::Store& store, const std::string& collection,
   for (std::size_t i = 0; i < records.size(); ++i) {
     const auto doc = static_cast<std::uint32_t>(i);
     if (records[i].doc == doc) continue;
-    const std::string& id = records[i].record.id;
-    ASSIGN_OR_RETURN(std::optional<storage::Store::Found> found, store.GetRecord(collection, id));
-    if (!found) return Status::Corruption("record '" + id + "' vanished while renumbering");
-    batch.removes.push_back(id);
-    batch.puts.push_back({id, doc, std::move(found->body), std::move(found->vector)});
+    const std::string& key = records[i].record.key;
+    ASSIGN_OR_RETURN(std::optional<storage::Store::Found> found, store.GetRecord(collection, key));
+    if (!found) return Status::Corruption("record '" + key + "' vanished while renumbering");
+    batch.removes.push_back(key);
+    batch.puts.push_back({key, doc, std::move(found->body), std::move(found->vector)});
     if (batch.puts.size() == kChunk) RETURN_IF_ERROR(flush());
   }
   return flush();
+}
+
+// Records stored under a key that is not theirs: a store written before
+// collections with an agent_id field were keyed by owner (record_key.h) has
+// them under their bare ids. They are written again under their keys, with
+// their record numbers, in one batch, so that a crash leaves either form
+// whole; they then carry the batch's sequence, so they are indexed again
+// and the next checkpoint covers them. Returns whether it wrote.
+StatusOr<bool> Rekey(storage::Store& store, const std::string& collection,
+                     std::vector<StoredRecord>* records) {
+  storage::WriteBatch batch;
+  std::vector<StoredRecord*> moved;
+  for (StoredRecord& r : *records) {
+    if (r.stale_key.empty()) continue;
+    ASSIGN_OR_RETURN(std::optional<storage::Store::Found> found,
+                     store.GetRecord(collection, r.stale_key));
+    if (!found) return Status::Corruption("record '" + r.stale_key + "' vanished while opening");
+    // It is indexed again: its vector too, which the scan may have left out.
+    r.record.vector.resize(found->vector.size() / sizeof(float));
+    if (!found->vector.empty()) {
+      std::memcpy(r.record.vector.data(), found->vector.data(),
+                  r.record.vector.size() * sizeof(float));
+    }
+    batch.removes.push_back(std::move(r.stale_key));
+    batch.puts.push_back({r.record.key, r.doc, std::move(found->body), std::move(found->vector)});
+    r.stale_key.clear();
+    moved.push_back(&r);
+  }
+  if (batch.puts.empty()) return false;
+  ASSIGN_OR_RETURN(const std::uint64_t seq, store.Apply(collection, batch));
+  for (StoredRecord* r : moved) r->seq = seq;
+  return true;
 }
 
 }  // namespace
@@ -173,6 +209,10 @@ StatusOr<std::shared_ptr<Collection>> Engine::Impl::Load(const storage::Collecti
   SnapshotUse text_use = Install(*c, text_snapshot, text_index.get(), c->text_index_for_load());
   RETURN_IF_ERROR(read);
   recovery.records += records.size();
+  ASSIGN_OR_RETURN(const bool rekeyed, Rekey(*store, row.name, &records));
+  if (rekeyed) {
+    ASSIGN_OR_RETURN(last_seq, store->LastSequence());
+  }
   if (!DenseEnough(records)) {
     ++recovery.renumbered;
     // Nothing sized by the numbers exists yet. Renumber, then rebuild the

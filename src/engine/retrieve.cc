@@ -191,9 +191,9 @@ StatusOr<SearchResponse> Engine::Retrieve(std::string_view name, std::string_vie
   if (state->spec.mode == SearchMode::kText && text) r.mode = search::Mode::kText;
   if (state->spec.mode == SearchMode::kVector && vectors) r.mode = search::Mode::kVector;
   r.filter = state->filter.get();
-  std::optional<filter::CompiledFilter> scoped;
-  ASSIGN_OR_RETURN(r.filter, engine::ReadableFilter(c->spec().schema.get(), scope, c->spec().name,
-                                                    r.filter, &scoped));
+  ASSIGN_OR_RETURN(std::optional<filter::CompiledFilter> read,
+                   engine::ReadFilter(c->spec().schema.get(), scope, c->spec().name));
+  if (read) r.scope = &*read;
   r.dialect = ToInternal(state->spec.dialect);
   r.k = state->spec.top_k;
   // The threshold is a distance (SEARCH.md §2): it applies when vectors are searched.

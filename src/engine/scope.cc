@@ -1,16 +1,18 @@
 #include "engine/scope.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "engine/record_key.h"
 #include "filter/optimize/optimize.h"
 
 namespace engram::engine {
 namespace {
 
-constexpr std::string_view kAgentField = "agent_id";
 constexpr std::string_view kScopeField = "scope";
+constexpr std::size_t kAgentsNamed = 5;  // in an ambiguity's message
 
 const Field* StringField(const Schema& schema, std::string_view name) {
   const Field* f = schema.Find(name);
@@ -69,14 +71,12 @@ filter::CompiledFilter Restrict(const filter::CompiledFilter* user, filter::Node
       filter::Filter{schema, std::move(optimized)});
 }
 
-StatusOr<const filter::CompiledFilter*> ReadableFilter(
+StatusOr<std::optional<filter::CompiledFilter>> ReadFilter(
     const std::shared_ptr<const Schema>& schema, const std::optional<Scope>& scope,
-    std::string_view collection, const filter::CompiledFilter* user,
-    std::optional<filter::CompiledFilter>* restricted) {
-  if (!scope) return user;
+    std::string_view collection) {
+  if (!scope) return std::optional<filter::CompiledFilter>();
   ASSIGN_OR_RETURN(filter::Node read, ScopeReadNode(*schema, *scope, collection));
-  restricted->emplace(Restrict(user, std::move(read), schema));
-  return &**restricted;
+  return std::optional<filter::CompiledFilter>(Restrict(nullptr, std::move(read), schema));
 }
 
 StatusOr<std::optional<ScopeTests>> MakeScopeTests(const Schema& schema,
@@ -87,6 +87,24 @@ StatusOr<std::optional<ScopeTests>> MakeScopeTests(const Schema& schema,
   ASSIGN_OR_RETURN(filter::Node own, ScopeOwnNode(schema, *scope, collection));
   return std::optional<ScopeTests>(
       ScopeTests{filter::Program(read, schema), filter::Program(own, schema)});
+}
+
+Status AmbiguousId(const Collection& c, const index::MetadataIndex& metadata, std::string_view id,
+                   const std::vector<std::uint32_t>& docs) {
+  std::vector<std::string> owners;
+  for (const std::uint32_t doc : docs) {
+    const std::optional<std::string_view> owner = OwnerOf(*metadata.Row(doc), *c.owner_slot());
+    owners.push_back(owner ? "'" + std::string(*owner) + "'" : "(none)");
+  }
+  std::sort(owners.begin(), owners.end());
+  std::string agents;
+  for (std::size_t i = 0; i < owners.size() && i < kAgentsNamed; ++i) {
+    agents += (i > 0 ? ", " : "") + owners[i];
+  }
+  if (owners.size() > kAgentsNamed) agents += ", ...";
+  return Status::FailedPrecondition("id '" + std::string(id) + "' names records of " +
+                                    std::to_string(docs.size()) + " agents (" + agents +
+                                    ") in collection '" + c.spec().name + "': name the agent");
 }
 
 }  // namespace engram::engine

@@ -1,14 +1,18 @@
-// Tenancy inside the engine (SEARCH.md §6): the filter IR of what a Scope
-// may read or owns in a collection, ANDed outside the user's filter so that
-// no filter can widen it.
+// Tenancy inside the engine (SEARCH.md §6, engine.h): the filter IR of what
+// a Scope may read or owns in a collection, ANDed outside the user's filter
+// so that no filter can widen it, and which record an id names for a caller.
 #ifndef ENGRAM_ENGINE_SCOPE_H_
 #define ENGRAM_ENGINE_SCOPE_H_
 
+#include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/status.h"
+#include "engine/collection.h"
 #include "engram/engine.h"
 #include "filter/compiler.h"
 #include "filter/eval/program.h"
@@ -33,13 +37,12 @@ StatusOr<filter::Node> ScopeOwnNode(const Schema& schema, const Scope& scope,
 filter::CompiledFilter Restrict(const filter::CompiledFilter* user, filter::Node scope_node,
                                 const std::shared_ptr<const Schema>& schema);
 
-// The filter a scoped search runs with: `user` (null: none) itself without a
-// scope, else `user` restricted to what `scope` may read, kept in
-// `*restricted`. PermissionDenied as ScopeReadNode.
-StatusOr<const filter::CompiledFilter*> ReadableFilter(
+// What `scope` may read, compiled (nullopt without a scope): the filter a
+// search keeps apart from the user's (search::Request::scope).
+// PermissionDenied as ScopeReadNode.
+StatusOr<std::optional<filter::CompiledFilter>> ReadFilter(
     const std::shared_ptr<const Schema>& schema, const std::optional<Scope>& scope,
-    std::string_view collection, const filter::CompiledFilter* user,
-    std::optional<filter::CompiledFilter>* restricted);
+    std::string_view collection);
 
 // One record's slots tested against a scope: may the caller read it, does it own it.
 struct ScopeTests {
@@ -50,6 +53,54 @@ struct ScopeTests {
 StatusOr<std::optional<ScopeTests>> MakeScopeTests(const Schema& schema,
                                                    const std::optional<Scope>& scope,
                                                    std::string_view collection);
+
+// FailedPrecondition: `id` names the records `docs` (several) of different
+// agents in `c`; the message names the agents, sorted.
+Status AmbiguousId(const Collection& c, const index::MetadataIndex& metadata, std::string_view id,
+                   const std::vector<std::uint32_t>& docs);
+
+// The record `id` names for a caller with `tests` (MakeScopeTests of its
+// `scope`), as engine.h "Record keys" defines it, looked up through `view`
+// (a Collection::Reader, or the Writer of a delete); `read` says whether the
+// caller reads (Get) or deletes. nullopt when there is none (or none it may
+// read); FailedPrecondition naming the agents when several readable records
+// qualify; InvalidArgument for `agent` where records are keyed by id alone;
+// PermissionDenied for a delete naming another agent.
+template <typename View>
+StatusOr<std::optional<std::uint32_t>> ResolveId(
+    const View& view, const Collection& c, std::string_view id, const std::optional<Scope>& scope,
+    const std::optional<ScopeTests>& tests, const std::optional<std::string>& agent, bool read) {
+  using Found = std::optional<std::uint32_t>;
+  auto readable = [&](std::uint32_t doc) {
+    return !tests || tests->reads.Matches(*view.metadata().Row(doc));
+  };
+  if (!c.keyed_by_owner()) {
+    if (agent) {
+      return Status::InvalidArgument("collection '" + c.spec().name +
+                                     "' has no agent_id field: its records are named by id alone");
+    }
+    const Found doc = view.Find(id);
+    return doc && readable(*doc) ? doc : Found();
+  }
+  if (!read && scope && agent && *agent != scope->agent) {
+    return Status::PermissionDenied("a scoped caller deletes only its own records (agent '" +
+                                    scope->agent + "')");
+  }
+  if (agent || (scope && !read)) {
+    const Found doc = view.Find(c.OwnedKeyOf(agent ? *agent : scope->agent, id));
+    return doc && readable(*doc) ? doc : Found();
+  }
+  if (scope) {
+    if (const Found own = view.Find(c.OwnedKeyOf(scope->agent, id))) return own;
+  }
+  // The one record with this id the caller can read.
+  std::vector<std::uint32_t> candidates;
+  for (const std::uint32_t doc : view.FindId(id)) {
+    if (readable(doc)) candidates.push_back(doc);
+  }
+  if (candidates.size() > 1) return AmbiguousId(c, view.metadata(), id, candidates);
+  return candidates.empty() ? Found() : Found(candidates[0]);
+}
 
 }  // namespace engram::engine
 

@@ -29,16 +29,16 @@ WriteResult Rejected(Diagnostic diagnostic, std::size_t index = 0) {
   return rejected;
 }
 
-// The records of a batch, the same id twice reduced to its last record (as
-// two batches would leave it), with each one's position in the batch.
-std::vector<std::pair<PreparedRecord, std::size_t>> LastOfEachId(
-    std::vector<PreparedRecord> prepared) {
+// The records of a batch, the same key twice reduced to its last record (as
+// two batches would leave it). Keys, not ids: in a collection keyed by owner
+// two agents' records with one id are two records (engine.h, "Record keys").
+std::vector<PreparedRecord> LastOfEachKey(std::vector<PreparedRecord> prepared) {
   std::unordered_map<std::string_view, std::size_t> last;
-  for (std::size_t i = 0; i < prepared.size(); ++i) last[prepared[i].id] = i;
-  std::vector<std::pair<PreparedRecord, std::size_t>> unique;
+  for (std::size_t i = 0; i < prepared.size(); ++i) last[prepared[i].key] = i;
+  std::vector<PreparedRecord> unique;
   unique.reserve(last.size());
   for (std::size_t i = 0; i < prepared.size(); ++i) {
-    if (last[prepared[i].id] == i) unique.emplace_back(std::move(prepared[i]), i);
+    if (last[prepared[i].key] == i) unique.push_back(std::move(prepared[i]));
   }
   return unique;
 }
@@ -71,31 +71,21 @@ StatusOr<WriteResult> Engine::Upsert(std::string_view collection,
     }
     prepared.push_back(std::move(r).value());
   }
-  std::vector<std::pair<PreparedRecord, std::size_t>> unique = LastOfEachId(std::move(prepared));
+  // A scoped writer's records all carry its agent, so their keys are its
+  // own: it can only ever replace its own records.
+  std::vector<PreparedRecord> unique = LastOfEachKey(std::move(prepared));
 
   ASSIGN_OR_RETURN(Collection::Writer writer, c->Write());
-  if (tests) {
-    // Replacing a record is writing over its owner's: only the owner may.
-    for (const auto& [r, position] : unique) {
-      const std::optional<std::uint32_t> existing = writer.Find(r.id);
-      if (existing && !tests->owns.Matches(*writer.metadata().Row(*existing))) {
-        return Rejected(
-            ForbiddenWrite("id",
-                           "record '" + r.id + "' belongs to another agent and cannot be replaced"),
-            position);
-      }
-    }
-  }
   storage::WriteBatch batch;
   std::vector<std::uint32_t> docs;
   std::vector<PreparedRecord> ordered;
   batch.puts.reserve(unique.size());
   docs.reserve(unique.size());
   ordered.reserve(unique.size());
-  for (auto& [r, position] : unique) {
-    const std::uint32_t doc = writer.Assign(r.id);
+  for (PreparedRecord& r : unique) {
+    const std::uint32_t doc = writer.Assign(r.key);
     docs.push_back(doc);
-    batch.puts.push_back({r.id, doc, r.body, VectorBytes(r.vector)});
+    batch.puts.push_back({r.key, doc, r.body, VectorBytes(r.vector)});
     ordered.push_back(std::move(r));
   }
   ASSIGN_OR_RETURN(const std::uint64_t seq, impl_->store->Apply(collection, batch));
@@ -114,7 +104,7 @@ StatusOr<WriteResult> Engine::Impl::RemoveDocs(Collection::Writer& writer,
   WriteResult result;
   if (docs.empty()) return result;
   storage::WriteBatch batch;
-  for (const std::uint32_t doc : docs) batch.removes.push_back(writer.id_of(doc));
+  for (const std::uint32_t doc : docs) batch.removes.push_back(writer.key_of(doc));
   ASSIGN_OR_RETURN(const std::uint64_t seq, store->Apply(writer.collection().spec().name, batch));
   writer.Remove(seq, docs);
   maintenance->Wake();
@@ -123,23 +113,18 @@ StatusOr<WriteResult> Engine::Impl::RemoveDocs(Collection::Writer& writer,
 }
 
 StatusOr<WriteResult> Engine::Delete(std::string_view collection, std::span<const std::string> ids,
-                                     const std::optional<Scope>& scope) {
+                                     const std::optional<Scope>& scope,
+                                     const std::optional<std::string>& agent) {
   ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
   ASSIGN_OR_RETURN(std::optional<engine::ScopeTests> tests,
                    engine::MakeScopeTests(c->schema(), scope, collection));
   ASSIGN_OR_RETURN(Collection::Writer writer, c->Write());
   std::vector<std::uint32_t> docs;
   for (const std::string& id : ids) {
-    std::optional<std::uint32_t> doc = writer.Find(id);
-    if (!doc) continue;
-    if (tests) {
-      const std::vector<Value>& row = *writer.metadata().Row(*doc);
-      if (!tests->reads.Matches(row)) continue;  // invisible to the caller: as if absent
-      if (!tests->owns.Matches(row)) {
-        return Status::PermissionDenied("record '" + id + "' belongs to another agent");
-      }
-    }
-    docs.push_back(*doc);
+    // A scoped caller's ids name its own records only (scope.h).
+    ASSIGN_OR_RETURN(std::optional<std::uint32_t> doc,
+                     engine::ResolveId(writer, *c, id, scope, tests, agent, /*read=*/false));
+    if (doc) docs.push_back(*doc);
   }
   std::sort(docs.begin(), docs.end());
   docs.erase(std::unique(docs.begin(), docs.end()), docs.end());

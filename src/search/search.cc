@@ -180,11 +180,20 @@ StatusOr<Result> Search(const CollectionView& c, const Request& r) {
   counts["candidate_k"] = requested_k;
   counts["fetch_k"] = fetch_k;
 
+  // `readable`: the caller's records (none: every record); `allowed`: those
+  // of them passing the filter, built in pre mode. Retrieval runs inside
+  // the tighter of the two in every mode, so the scope is never post-filtered.
+  std::optional<roaring::Roaring> readable;
+  if (r.scope != nullptr) readable = metadata.Evaluate(r.scope->optimized.root);
+  const roaring::Roaring* within = readable ? &*readable : nullptr;
   std::optional<roaring::Roaring> allowed;
-  if (r.filter != nullptr && !post) allowed = metadata.Evaluate(r.filter->optimized.root);
+  if (r.filter != nullptr && !post) {
+    allowed = metadata.Evaluate(r.filter->optimized.root);
+    if (readable) *allowed &= *readable;
+  }
   timings["filter"] = lap.Lap();
 
-  ASSIGN_OR_RETURN(Runs runs, RunRetrievers(c, r, plan, fetch_k, allowed ? &*allowed : nullptr));
+  ASSIGN_OR_RETURN(Runs runs, RunRetrievers(c, r, plan, fetch_k, allowed ? &*allowed : within));
   timings["retrieve"] = lap.Lap();
   counts["retrieved"] = {{"text", runs.text.hits.size()}, {"vector", runs.vector.hits.size()}};
   std::vector<Hit> text_hits = runs.text.hits, vector_hits = runs.vector.hits;
@@ -230,7 +239,7 @@ StatusOr<Result> Search(const CollectionView& c, const Request& r) {
       if (auto it = scores.find(h.doc); !h.bm25 && it != scores.end()) h.bm25 = it->second;
     }
   }
-  const double max_bm25 = plan.text ? MaxAttainableBm25(*c.text, *r.query) : 0;
+  const double max_bm25 = plan.text ? MaxAttainableBm25(*c.text, *r.query, within) : 0;
   for (Hit& h : hits) {
     double rel = 0;
     if (plan.text && h.bm25) rel = std::max(rel, TextRelevance(*h.bm25, max_bm25));
@@ -246,12 +255,13 @@ StatusOr<Result> Search(const CollectionView& c, const Request& r) {
   Result result;
   if (r.impact && r.filter != nullptr) {
     // The same candidates in both modes: each retriever's effective_k best
-    // without the filter (post mode already generated them).
+    // among the readable records, without the filter (post mode already
+    // generated them); only the filter's drops are counted.
     std::vector<std::uint32_t> docs;
     if (post) {
       docs = CandidateDocs(runs);
     } else {
-      ASSIGN_OR_RETURN(Runs unfiltered, RunRetrievers(c, r, plan, effective_k, nullptr));
+      ASSIGN_OR_RETURN(Runs unfiltered, RunRetrievers(c, r, plan, effective_k, within));
       docs = CandidateDocs(unfiltered);
     }
     result.filter_impact =
@@ -270,16 +280,24 @@ StatusOr<Result> Search(const CollectionView& c, const Request& r) {
   ex["retrievers"] = std::move(retrievers);
   ex["fallback"] = plan.fallback.empty() ? json::Value(nullptr) : json::Value(plan.fallback);
   ex["query"] = r.query ? QueryExplain(*r.query) : json::Value(nullptr);
+  // Scoped: counts over the readable records, no whole-index figures.
+  const std::size_t live = readable ? readable->cardinality() : metadata.size();
+  ex["scope"] = r.scope != nullptr ? ScopeExplain(*r.scope, live) : json::Value(nullptr);
   ex["filter"] = nullptr;
   if (r.filter != nullptr) {
     std::optional<std::size_t> n;
     if (allowed) n = allowed->cardinality();
-    ex["filter"] = FilterExplain(*r.filter, plan.filter_mode, plan.filter_mode_reason,
-                                 metadata.size(), metadata.Estimate(r.filter->optimized.root), n);
+    std::optional<double> estimate;
+    if (!readable) estimate = metadata.Estimate(r.filter->optimized.root);
+    ex["filter"] =
+        FilterExplain(*r.filter, plan.filter_mode, plan.filter_mode_reason, live, estimate, n);
   }
-  ex["text"] = plan.text ? TextExplain(runs.text, fetch_k, max_bm25) : json::Value(nullptr);
-  ex["vector"] =
-      plan.vector ? VectorExplainJson(runs.vector, fetch_k, plan.metric) : json::Value(nullptr);
+  ex["text"] =
+      plan.text ? TextExplain(runs.text, fetch_k, max_bm25, !readable) : json::Value(nullptr);
+  std::optional<std::size_t> vector_live;
+  if (readable && plan.vector) vector_live = readable->and_cardinality(c.vectors->store().live());
+  ex["vector"] = plan.vector ? VectorExplainJson(runs.vector, fetch_k, plan.metric, vector_live)
+                             : json::Value(nullptr);
   ex["fusion"] = nullptr;
   if (fused) {
     ex["fusion"] = {{"method", "rrf"},

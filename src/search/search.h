@@ -44,7 +44,16 @@ struct Request {
   std::optional<text::DefaultQuery> query;  // parsed (default profile), when text is asked
   std::vector<float> vector;                // empty unless a vector is asked
   Mode mode = Mode::kHybrid;
-  const filter::CompiledFilter* filter = nullptr;            // null: no filter
+  const filter::CompiledFilter* filter = nullptr;  // null: no filter
+  // The records the caller may read (SEARCH.md §6; null: every record), kept
+  // apart from `filter`: retrieval runs inside it in every filter mode,
+  // filter impact's candidates come from it and count only `filter`'s
+  // drops, and explain's counts, cardinalities and max_bm25 are computed
+  // within it, so that nothing reported depends on other records but
+  // through BM25's term statistics (scores). Explain then leaves out the
+  // figures of work over the whole index (postings scored, the vector plan,
+  // estimates).
+  const filter::CompiledFilter* scope = nullptr;
   filter::Dialect dialect = filter::Dialect::kVectorFilter;  // the filter's, for impact's echo
   std::size_t k = 10;                                        // 1..kMaxK
   std::optional<std::size_t> candidate_k;                    // default max(k, 60)

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <vector>
 
 #include "text/rank/bm25.h"
 #include "text/rank/plan.h"
@@ -34,13 +36,46 @@ double VectorRelevance(vector::Metric metric, double distance) {
   return 0;
 }
 
-double MaxAttainableBm25(const text::TextIndex& index, const text::DefaultQuery& query) {
+namespace {
+
+// A unit's bound over the postings of the records in `within` only: per
+// field, the largest tf and the shortest length among them (a phrase, as
+// plan.cc bounds it, by its words' smallest max_tf and largest min_len).
+double BoundWithin(const text::IndexData& data, const text::Bm25& bm25, const text::PlanUnit& u,
+                   const roaring::Roaring& within) {
+  const std::size_t nf = data.num_fields();
+  std::vector<std::uint32_t> max_tf(nf, UINT32_MAX), min_len(nf, 0);
+  for (const std::uint32_t w : u.words) {
+    const text::TermPostings& p = data.postings[w];
+    std::vector<std::uint32_t> word_tf(nf, 0), word_len(nf, UINT32_MAX);
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      if (!within.contains(p.docs[i])) continue;
+      for (std::size_t f = 0; f < nf; ++f) {
+        const std::uint32_t tf = p.tf(i, f, nf);
+        if (tf == 0) continue;
+        word_tf[f] = std::max(word_tf[f], tf);
+        word_len[f] = std::min(word_len[f], data.length(p.docs[i], f));
+      }
+    }
+    for (std::size_t f = 0; f < nf; ++f) {
+      max_tf[f] = std::min(max_tf[f], word_tf[f]);
+      min_len[f] = std::max(min_len[f], word_tf[f] == 0 ? 0 : word_len[f]);
+    }
+  }
+  return bm25.Bound(u.idf, max_tf, min_len);
+}
+
+}  // namespace
+
+double MaxAttainableBm25(const text::TextIndex& index, const text::DefaultQuery& query,
+                         const roaring::Roaring* within) {
   if (!query.root) return 0;
   const text::Bm25 bm25(index.data());
   const text::Plan plan = text::CompilePlan(index.data(), bm25, *query.root);
   double sum = 0;
   for (const text::PlanUnit& u : plan.units) {
-    if (u.scoring) sum += u.bound;
+    if (!u.scoring) continue;
+    sum += within != nullptr ? BoundWithin(index.data(), bm25, u, *within) : u.bound;
   }
   return sum;
 }

@@ -11,6 +11,7 @@
 #include <optional>
 #include <vector>
 
+#include "base/roaring.h"
 #include "search/search.h"
 #include "text/index/text_index.h"
 #include "text/query/ast.h"
@@ -38,7 +39,12 @@ double VectorRelevance(vector::Metric metric, double distance);
 // of the units it contains, each at most its bound, so no document exceeds
 // it; it depends on the query and the index, never on the other hits.
 // 0 for an empty query or one with no scoring unit (`NOT x`).
-double MaxAttainableBm25(const text::TextIndex& index, const text::DefaultQuery& query);
+// With `within` (a caller's readable records), the largest tf and shortest
+// length are taken over the postings of those records only, so that the
+// bound does not depend on other records but through the idf (BM25's term
+// statistics); a unit none of them contains adds nothing.
+double MaxAttainableBm25(const text::TextIndex& index, const text::DefaultQuery& query,
+                         const roaring::Roaring* within = nullptr);
 
 // A text hit's relevance: bm25 / max_bm25, clamped to [0, 1]; 0 when max_bm25
 // is 0 (only score-0 matches exist).

@@ -48,6 +48,28 @@ TEST(Relevance, MaxAttainableBm25BoundsEveryDocument) {
   EXPECT_EQ(MaxAttainableBm25(c.text, testing::ParseText("NOT alpha")), 0.0);
 }
 
+// Within a set of records (a caller's readable ones) the bound still holds
+// for each of them, tighter or equal, and a term none of them has adds 0.
+TEST(Relevance, MaxAttainableBm25WithinASetBoundsItsDocuments) {
+  const testing::TestCollection c(300);
+  roaring::Roaring within;
+  for (std::uint32_t doc = 0; doc < 300; doc += 7) within.add(doc);
+  for (const char* q : {"alpha", "alpha bravo", "kiwi OR fig", "\"alpha bravo\"", "alp*"}) {
+    const text::DefaultQuery query = testing::ParseText(q);
+    const double bound = MaxAttainableBm25(c.text, query, &within);
+    EXPECT_LE(bound, MaxAttainableBm25(c.text, query) * (1 + 1e-12)) << q;
+    for (const text::TextHit& h : c.text.SearchExhaustive(query, 1000, &within)) {
+      EXPECT_LE(h.score, bound * (1 + 1e-12)) << q;
+    }
+  }
+  const text::DefaultQuery alpha = testing::ParseText("alpha");
+  roaring::Roaring without;  // the records without "alpha"
+  without.addRange(0, 300);
+  for (const text::TextHit& h : c.text.SearchExhaustive(alpha, 1000)) without.remove(h.doc);
+  EXPECT_EQ(MaxAttainableBm25(c.text, alpha, &without), 0.0);
+  EXPECT_GT(MaxAttainableBm25(c.text, alpha), 0.0);
+}
+
 Hit H(std::uint32_t doc, std::optional<double> distance, double relevance) {
   Hit h;
   h.doc = doc;

@@ -71,7 +71,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       *engram::server::http::BrowserPolicy::Make("127.0.0.1", {"engram.example"},
                                                  {"http://app.example"});
   if (auto p = policy.CheckHost(r.request.Header("host"))) CheckProblem(*p);
-  if (auto p = policy.CheckOrigin(r.request.Header("origin"))) CheckProblem(*p);
+  if (auto p = policy.CheckOrigin(r.request.Header("origin"), r.request.Header("host")))
+    CheckProblem(*p);
   if (auto p = engram::server::http::CheckJsonContentType(r.request.Header("content-type"))) {
     CheckProblem(*p);
   }

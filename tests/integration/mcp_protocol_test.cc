@@ -57,19 +57,26 @@ TEST_F(McpTest, NotificationsAndResponsesGetNoReply) {
   EXPECT_EQ(server_->HandleMessage(R"({"jsonrpc":"2.0","id":5,"result":{}})", local_), "");
 }
 
-TEST_F(McpTest, BatchesGetOneReplyPerRequest) {
-  const Json replies = Send(R"([{"jsonrpc":"2.0","id":1,"method":"ping"},
-                                {"jsonrpc":"2.0","method":"notifications/initialized"},
-                                {"jsonrpc":"2.0","id":2,"method":"nope"},
-                                17])");
-  ASSERT_TRUE(replies.is_array());
-  ASSERT_EQ(replies.size(), 3u);
-  EXPECT_EQ(replies[0]["result"], Json::object());
-  EXPECT_EQ(ErrorCode(replies[1]), -32601);
-  EXPECT_EQ(ErrorCode(replies[2]), -32600);
-  EXPECT_EQ(
-      server_->HandleMessage(R"([{"jsonrpc":"2.0","method":"notifications/initialized"}])", local_),
-      "");
+// MCP removed JSON-RPC batches in 2025-06-18: one message per request keeps
+// every request's work bounded (issue 17: a 7 KB batch of 40 searches once
+// made a 455 MB reply). Any array is refused whole, nothing in it runs.
+TEST_F(McpTest, BatchesAreRefused) {
+  for (const char* batch :
+       {R"([{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"StoreMemory",
+            "arguments":{"content":"x"}}},{"jsonrpc":"2.0","id":2,"method":"ping"}])",
+        R"([{"jsonrpc":"2.0","method":"notifications/initialized"}])", "[]", "[17]"}) {
+    const Json reply = Send(batch);
+    EXPECT_EQ(ErrorCode(reply), -32600) << batch;
+    EXPECT_TRUE(reply["id"].is_null());
+    EXPECT_NE(reply["error"]["message"].get<std::string>().find("batches are not supported"),
+              std::string::npos);
+    const HttpReply http = HandleHttp(*server_, HttpExchange{"POST", {}, batch}, local_);
+    EXPECT_EQ(http.status, 400) << batch;
+    EXPECT_EQ(ErrorCode(Json::parse(http.body)), -32600);
+  }
+  // Nothing ran: no memory was stored.
+  const Json found = ToolOk("SearchMemory", {{"query", ""}, {"search_type", "filtered"}});
+  EXPECT_TRUE(found["results"].empty());
 }
 
 TEST_F(McpTest, AnUnknownToolIsInvalidParams) {
@@ -161,12 +168,15 @@ TEST_F(McpTest, StatelessRequestsNeedNoHandshakeAndCarryResultType) {
   EXPECT_EQ(discover["result"]["supportedVersions"],
             (Json{"2025-06-18", "2025-11-25", "2026-07-28"}));
   EXPECT_TRUE(discover["result"]["capabilities"].contains("tools"));
-  EXPECT_EQ(discover["result"]["serverInfo"]["name"], "engram");
+  // The server names itself in every 2026-07-28 result's _meta (PR #3002).
+  EXPECT_EQ(discover["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "engram");
+  EXPECT_FALSE(discover["result"].contains("serverInfo"));
 
   const Json list = Send(Stateless("tools/list").dump());
   EXPECT_EQ(list["result"]["resultType"], "complete");
   EXPECT_EQ(list["result"]["tools"].size(), 4u);
   EXPECT_TRUE(list["result"].contains("ttlMs"));
+  EXPECT_EQ(list["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["version"], "0.1.0");
 
   const Json stored =
       Send(Stateless("tools/call", {{"name", "StoreMemory"}, {"arguments", {{"content", "hello"}}}})
@@ -190,7 +200,11 @@ TEST_F(McpTest, StatelessRevisionDropsTheHandshakeMethods) {
 TEST_F(McpTest, StatelessMetaIsValidated) {
   Json missing_caps = Stateless("tools/list");
   missing_caps["params"]["_meta"].erase("io.modelcontextprotocol/clientCapabilities");
-  EXPECT_EQ(ErrorCode(Send(missing_caps.dump())), -32602);
+  const Json no_caps = Send(missing_caps.dump());
+  EXPECT_EQ(ErrorCode(no_caps), -32602);
+  EXPECT_EQ(no_caps["id"], "s1");
+  EXPECT_EQ(no_caps["error"]["data"]["envelope"],
+            (Json{{"key", "io.modelcontextprotocol/clientCapabilities"}, {"problem", "missing"}}));
   Json bad_info = Stateless("tools/list");
   bad_info["params"]["_meta"]["io.modelcontextprotocol/clientInfo"] = "me";
   EXPECT_EQ(ErrorCode(Send(bad_info.dump())), -32602);
@@ -205,7 +219,9 @@ TEST_F(McpTest, StatelessMetaIsValidated) {
   const Json reply = Send(unknown.dump());
   EXPECT_EQ(ErrorCode(reply), -32022);
   EXPECT_EQ(reply["id"], "s1");
-  EXPECT_EQ(reply["error"]["data"]["supportedVersions"].size(), 3u);
+  // The official SDK's UnsupportedProtocolVersionError data.
+  EXPECT_EQ(reply["error"]["data"]["supported"], (Json{"2025-06-18", "2025-11-25", "2026-07-28"}));
+  EXPECT_EQ(reply["error"]["data"]["requested"], "2027-01-01");
   // A handshake-era _meta (a progress token) changes nothing.
   EXPECT_TRUE(Request("tools/list", {{"_meta", {{"progressToken", 3}}}})["result"].is_object());
 }
@@ -240,12 +256,14 @@ TEST_F(McpTest, HttpHasNoStreamAndNoSessions) {
 
 TEST_F(McpTest, HttpChecksTheProtocolVersionHeader) {
   const Json ping{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "ping"}};
+  HttpReply reply;
   EXPECT_EQ(
       HandleHttp(*server_, Post(ping, {{"mcp-protocol-version", "2025-11-25"}}), local_).status,
       200);
-  EXPECT_EQ(
-      HandleHttp(*server_, Post(ping, {{"mcp-protocol-version", "2099-01-01"}}), local_).status,
-      400);
+  reply = HandleHttp(*server_, Post(ping, {{"mcp-protocol-version", "2099-01-01"}}), local_);
+  EXPECT_EQ(reply.status, 400);
+  EXPECT_EQ(Json::parse(reply.body)["id"], 1);  // every refusal names the request
+  EXPECT_EQ(Json::parse(reply.body)["error"]["data"]["requested"], "2099-01-01");
   EXPECT_EQ(HandleHttp(*server_, Post(ping, {{"mcp-protocol-version", "bogus"}}), local_).status,
             400);
   // 2026-07-28: the header must be there and agree with _meta.
@@ -256,15 +274,45 @@ TEST_F(McpTest, HttpChecksTheProtocolVersionHeader) {
                  local_)
           .status,
       200);
-  HttpReply reply = HandleHttp(*server_, Post(list), local_);
+  reply = HandleHttp(*server_, Post(list), local_);
   EXPECT_EQ(reply.status, 400);
   EXPECT_EQ(ErrorCode(Json::parse(reply.body)), -32020);
-  EXPECT_EQ(
-      HandleHttp(*server_, Post(list, {{"mcp-protocol-version", "2025-11-25"}}), local_).status,
-      400);
-  EXPECT_EQ(
-      HandleHttp(*server_, Post(ping, {{"mcp-protocol-version", "2026-07-28"}}), local_).status,
-      400);
+  // The header disagrees with the body: -32020 with both, whatever the body names.
+  for (const char* body_version : {"2026-07-28", "v999.0.0"}) {
+    Json other = Stateless("server/discover");
+    other["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = body_version;
+    reply = HandleHttp(
+        *server_,
+        Post(other, {{"mcp-protocol-version",
+                      body_version == std::string("v999.0.0") ? "2026-07-28" : "2025-11-25"},
+                     {"mcp-method", "server/discover"}}),
+        local_);
+    EXPECT_EQ(reply.status, 400);
+    EXPECT_EQ(ErrorCode(Json::parse(reply.body)), -32020) << body_version;
+    EXPECT_EQ(Json::parse(reply.body)["id"], "s1");
+  }
+  // The header names 2026-07-28 but the body has no envelope: -32602, 400.
+  reply = HandleHttp(*server_, Post(ping, {{"mcp-protocol-version", "2026-07-28"}}), local_);
+  EXPECT_EQ(reply.status, 400);
+  EXPECT_EQ(ErrorCode(Json::parse(reply.body)), -32602);
+  EXPECT_EQ(Json::parse(reply.body)["error"]["data"]["envelope"]["missing"], Json{"_meta"});
+  Json no_caps = Stateless("tools/list");
+  no_caps["params"]["_meta"].erase("io.modelcontextprotocol/clientCapabilities");
+  reply = HandleHttp(
+      *server_,
+      Post(no_caps, {{"mcp-protocol-version", "2026-07-28"}, {"mcp-method", "tools/list"}}),
+      local_);
+  EXPECT_EQ(reply.status, 400);
+  EXPECT_EQ(ErrorCode(Json::parse(reply.body)), -32602);
+  // An invalid-params error from a method itself stays in-band (200).
+  reply = HandleHttp(
+      *server_,
+      Post(Stateless("tools/call", {{"name", "Nope"}}), {{"mcp-protocol-version", "2026-07-28"},
+                                                         {"mcp-method", "tools/call"},
+                                                         {"mcp-name", "Nope"}}),
+      local_);
+  EXPECT_EQ(reply.status, 200);
+  EXPECT_EQ(ErrorCode(Json::parse(reply.body)), -32602);
   EXPECT_EQ(
       HandleHttp(*server_,
                  Post(list, {{"mcp-protocol-version", "2026-07-28"}, {"mcp-method", "tools/call"}}),

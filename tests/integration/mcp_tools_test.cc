@@ -1,6 +1,7 @@
 // The MCP tools end to end through McpServer::HandleMessage: SearchMemory
 // (every search_type, detail and filter operator, every validated bound),
 // StoreMemory's session chains, ForgetMemory, Retrieve, and tenancy.
+#include <cctype>
 #include <set>
 #include <string>
 #include <thread>
@@ -184,6 +185,22 @@ TEST_F(McpToolsTest, FilteredSearchWithAQueryRanksAndWithoutListsNewestFirst) {
   EXPECT_EQ(Ids(ranked), (std::set<std::string>{ids_[2], ids_[4]}));
 }
 
+// An empty query cannot rank: basic lists like filtered (issue 17: basic
+// with an empty query and filters returned []).
+TEST_F(McpToolsTest, BasicWithAnEmptyQueryListsAsFiltered) {
+  StoreSessions();
+  const Json filters = {{{"field", "tool"}, {"operator", "is"}, {"value", "Bash"}}};
+  for (const char* query : {"", "  "}) {
+    const Json basic = Search({{"query", query}, {"filters", filters}});
+    const Json filtered =
+        Search({{"query", query}, {"search_type", "filtered"}, {"filters", filters}});
+    EXPECT_EQ(basic, filtered);
+    EXPECT_EQ(Ids(basic), (std::set<std::string>{ids_[0], ids_[3], ids_[4]}));
+  }
+  EXPECT_EQ(Search({{"query", ""}, {"limit", 2}}),
+            Search({{"query", ""}, {"search_type", "filtered"}, {"limit", 2}}));
+}
+
 TEST_F(McpToolsTest, EveryFilterOperator) {
   StoreSessions();
   using Set = std::set<std::string>;
@@ -353,6 +370,22 @@ TEST_F(McpToolsTest, ForgetMemorySaysWhetherItExisted) {
   EXPECT_EQ(Search({{"query", ids_[1]}, {"search_type", "by_memory_id"}}), Json::array());
   EXPECT_EQ(ToolError("ForgetMemory", {{"memory_id", "x"}}).rfind("memory_id: ", 0), 0u);
   EXPECT_EQ(ToolError("ForgetMemory", Json::object()).rfind("memory_id: ", 0), 0u);
+}
+
+// RFC 9562: UUIDs compare case-insensitively (issue 17: an upper-case id
+// validated, found nothing, and ForgetMemory said existed:false).
+TEST_F(McpToolsTest, MemoryIdsCompareCaseInsensitively) {
+  StoreSessions();
+  auto upper = [](std::string s) {
+    for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return s;
+  };
+  const Json one = Search({{"query", upper(ids_[2])}, {"search_type", "by_memory_id"}});
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0]["memory_id"], ids_[2]);
+  EXPECT_EQ(ToolOk("ForgetMemory", {{"memory_id", upper(ids_[2])}})["existed"], true);
+  EXPECT_EQ(Search({{"query", ids_[2]}, {"search_type", "by_memory_id"}}), Json::array());
+  EXPECT_EQ(ToolOk("ForgetMemory", {{"memory_id", upper(ids_[2])}})["existed"], false);
 }
 
 TEST_F(McpToolsTest, ScopedAgentsSeeAndForgetOnlyTheirOwn) {

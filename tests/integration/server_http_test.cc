@@ -452,9 +452,11 @@ TEST_F(ServerHttpTest, AuthMatrix) {
       Post("/v1/collections/notes/records",
            {{"records", {Note("x1", "bob", "agent_private", "forged dragon")}}}, kAliceKey);
   ExpectProblem(forged, 403, "scope.forbidden");
-  ExpectProblem(Post("/v1/collections/notes/records",
-                     {{"records", {Note("b1", "alice", "agent_private", "overwrite")}}}, kAliceKey),
-                403, "scope.forbidden");
+  // Ids are unique per agent: alice writing bob's id writes her own record.
+  EXPECT_EQ(Post("/v1/collections/notes/records",
+                 {{"records", {Note("b1", "alice", "agent_private", "overwrite")}}}, kAliceKey)
+                .status,
+            200);
 
   auto ids = [&](const std::string& key, const json& extra) {
     json body = {{"query", "dragon"}, {"k", 50}};
@@ -488,10 +490,16 @@ TEST_F(ServerHttpTest, AuthMatrix) {
   EXPECT_EQ(ids(kCarolKey, expr_or), (Ids{"b2", "b3"}));
 
   // Reads and deletes by id are scoped too.
-  ExpectProblem(Send("GET", "/v1/collections/notes/records/b1", "", kAliceKey), 404, "not_found");
+  EXPECT_EQ(Send("GET", "/v1/collections/notes/records/b1", "", kAliceKey).body["content"],
+            "overwrite");
+  ExpectProblem(Send("GET", "/v1/collections/notes/agents/bob/records/b1", "", kAliceKey), 404,
+                "not_found");
+  EXPECT_EQ(Send("GET", "/v1/collections/notes/records/b1", "", kBobKey).body["content"],
+            "bob dragon private");
   EXPECT_EQ(Send("GET", "/v1/collections/notes/records/b3", "", kCarolKey).status, 200);
-  EXPECT_EQ(Send("DELETE", "/v1/collections/notes/records/b1", "", kAliceKey).body["deleted"], 0);
-  ExpectProblem(Send("DELETE", "/v1/collections/notes/records/b3", "", kCarolKey), 403,
+  EXPECT_EQ(Send("DELETE", "/v1/collections/notes/records/b1", "", kAliceKey).body["deleted"], 1);
+  EXPECT_EQ(Send("DELETE", "/v1/collections/notes/records/b3", "", kCarolKey).body["deleted"], 0);
+  ExpectProblem(Send("DELETE", "/v1/collections/notes/agents/bob/records/b3", "", kCarolKey), 403,
                 "permission_denied");
   Reply wipe = Post("/v1/collections/notes/records:delete",
                     {{"filter", {{"$or", {{{"agent_id", "bob"}}}}}}, {"dialect", "vector_filter"}},

@@ -65,7 +65,7 @@ std::variant<Api::Admitted, HttpResponse> Api::Screen(const HttpRequest& request
   const BrowserPolicy& browsers = options_.browsers;
   if (auto p = browsers.CheckHost(request.Header("host"))) return ProblemResponse(*p);
   const std::string_view origin = request.Header("origin");
-  if (auto p = browsers.CheckOrigin(origin)) return ProblemResponse(*p);
+  if (auto p = browsers.CheckOrigin(origin, request.Header("host"))) return ProblemResponse(*p);
   const std::string_view preflight = request.Header("access-control-request-method");
   const bool is_preflight = request.method == "OPTIONS" && !origin.empty() && !preflight.empty();
   // HEAD is GET without the body (the front-end drops it).
@@ -125,7 +125,7 @@ std::variant<Api::Admitted, HttpResponse> Api::Screen(const HttpRequest& request
 HttpResponse Api::Finish(const HttpRequest& request, const std::string& label,
                          std::chrono::steady_clock::time_point start, HttpResponse response) {
   const std::string_view origin = request.Header("origin");
-  if (!origin.empty() && !options_.browsers.CheckOrigin(origin)) {
+  if (!origin.empty() && !options_.browsers.CheckOrigin(origin, request.Header("host"))) {
     response.headers.emplace_back("Access-Control-Allow-Origin", std::string(origin));
     response.headers.emplace_back("Access-Control-Expose-Headers", kCorsExposedHeaders);
     response.headers.emplace_back("Vary", "Origin");
@@ -201,7 +201,7 @@ HttpResponse Api::Dispatch(const Call& call) {
     case Route::kMcp:
       return Mcp(call);
     case Route::kListCollections:
-      return ListCollections();
+      return ListCollections(call);
     case Route::kCreateCollection:
       return CreateCollection(call);
     case Route::kGetCollection:

@@ -101,7 +101,7 @@ class Api {
   HttpResponse OpenApi();
   HttpResponse Mcp(const Call& call);
   // routes_collections.cc
-  HttpResponse ListCollections();
+  HttpResponse ListCollections(const Call& call);
   HttpResponse CreateCollection(const Call& call);
   HttpResponse GetCollection(const Call& call);
   HttpResponse DropCollection(const Call& call);

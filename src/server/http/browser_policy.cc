@@ -121,9 +121,11 @@ std::optional<Problem> BrowserPolicy::CheckHost(std::string_view host) const {
           : "the Host '" + shown + "' is not one this server answers to (see --allowed-hosts)");
 }
 
-std::optional<Problem> BrowserPolicy::CheckOrigin(std::string_view origin) const {
+std::optional<Problem> BrowserPolicy::CheckOrigin(std::string_view origin,
+                                                  std::string_view host) const {
   if (origin.empty()) return std::nullopt;
   const std::string lower = LowerCase(origin);
+  if (!host.empty() && lower == "http://" + LowerCase(host)) return std::nullopt;
   for (const std::string& allowed : origins_) {
     if (allowed == lower) return std::nullopt;
   }

@@ -1,8 +1,9 @@
 // Keeping web browsers out of the API (docs/security.md): the Host header
 // must name this server (the loopback names, the listen address, and
 // `--allowed-hosts`), which defeats DNS rebinding; a request that carries an
-// Origin must come from `--allowed-origins` (none by default), which keeps
-// other sites' pages out; and request bodies must be JSON, which no HTML
+// Origin must be the server's own (http:// and the Host it was sent to) or
+// come from `--allowed-origins` (none by default), which keeps other sites'
+// pages out; and request bodies must be JSON, which no HTML
 // form or CORS-free "simple request" can send. The REST routes and /mcp go
 // through the same checks (Api::Admit).
 #ifndef ENGRAM_SERVER_HTTP_BROWSER_POLICY_H_
@@ -36,9 +37,11 @@ class BrowserPolicy {
   // nullopt when the Host header value names an allowed host, else the 403
   // Problem (kind request.forbidden_host). An absent Host is refused.
   std::optional<Problem> CheckHost(std::string_view host) const;
-  // nullopt when `origin` is empty (no Origin header) or allowed, else the
-  // 403 Problem (kind request.forbidden_origin).
-  std::optional<Problem> CheckOrigin(std::string_view origin) const;
+  // nullopt when `origin` is empty (no Origin header), the same origin as
+  // the request's (`http://` + `host`, the Host header, which CheckHost has
+  // admitted: only this server's own pages could send it) or allowed, else
+  // the 403 Problem (kind request.forbidden_origin).
+  std::optional<Problem> CheckOrigin(std::string_view origin, std::string_view host) const;
 
  private:
   struct HostEntry {

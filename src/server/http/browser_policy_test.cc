@@ -43,11 +43,12 @@ TEST(BrowserPolicyTest, MoreHostsAndAnyHost) {
 
 TEST(BrowserPolicyTest, OriginsNoneByDefault) {
   const BrowserPolicy none;
-  EXPECT_FALSE(none.CheckOrigin(""));  // no Origin header: not a browser's cross-site call
+  EXPECT_FALSE(
+      none.CheckOrigin("", "localhost:7700"));  // no Origin header: not a browser's cross-site call
   for (const char* origin :
        {"http://localhost", "http://localhost:5173", "http://127.0.0.1:80", "http://[::1]:8080",
         "https://localhost", "http://evil.example", "null"}) {
-    const std::optional<Problem> p = none.CheckOrigin(origin);
+    const std::optional<Problem> p = none.CheckOrigin(origin, "localhost:7700");
     ASSERT_TRUE(p) << origin;
     EXPECT_EQ(p->status, 403);
     EXPECT_EQ(p->kind, "request.forbidden_origin");
@@ -55,12 +56,21 @@ TEST(BrowserPolicyTest, OriginsNoneByDefault) {
   StatusOr<BrowserPolicy> some =
       BrowserPolicy::Make("127.0.0.1", {}, {"http://localhost:5173", "https://App.example/"});
   ASSERT_TRUE(some.ok()) << some.status().ToString();
-  EXPECT_FALSE(some->CheckOrigin("http://localhost:5173"));
-  EXPECT_FALSE(some->CheckOrigin("https://app.example"));
+  EXPECT_FALSE(some->CheckOrigin("http://localhost:5173", "127.0.0.1:7700"));
+  EXPECT_FALSE(some->CheckOrigin("https://app.example", "127.0.0.1:7700"));
   for (const char* origin : {"http://localhost", "http://localhost:5174", "https://localhost:5173",
                              "http://app.example", "https://app.example.evil", "null"}) {
-    EXPECT_TRUE(some->CheckOrigin(origin)) << origin;
+    EXPECT_TRUE(some->CheckOrigin(origin, "127.0.0.1:7700")) << origin;
   }
+  // The server's own origin (scheme http, the Host the request was sent
+  // to) is not cross-site; a page on another port or scheme is.
+  EXPECT_FALSE(none.CheckOrigin("http://127.0.0.1:7700", "127.0.0.1:7700"));
+  EXPECT_FALSE(none.CheckOrigin("HTTP://LocalHost:7700", "localhost:7700"));
+  for (const char* origin : {"http://127.0.0.1:7701", "https://127.0.0.1:7700", "http://127.0.0.1",
+                             "http://localhost:7700"}) {
+    EXPECT_TRUE(none.CheckOrigin(origin, "127.0.0.1:7700")) << origin;
+  }
+  EXPECT_TRUE(none.CheckOrigin("http://", ""));
   for (const char* origin : {"localhost:5173", "ftp://x", "http://", "http://a/b", "*"}) {
     EXPECT_FALSE(BrowserPolicy::Make("127.0.0.1", {}, {origin}).ok()) << origin;
   }

@@ -186,6 +186,15 @@ Decoded<DeleteBody> DecodeDelete(const json& body, const Limits& limits) {
       out.ids.push_back(id.get<std::string>());
     }
   }
+  std::string agent;
+  if (r.String("agent", &agent, 1024)) {
+    if (out.by_filter) {
+      r.Fail("agent", "an agent names the owner of ids; a filter names its own records");
+    } else if (agent.empty()) {
+      r.Fail("agent", "expected a non-empty agent id");
+    }
+    out.agent = std::move(agent);
+  }
   return Finish(r, std::move(out));
 }
 

@@ -52,7 +52,8 @@ struct UpsertBody {
   std::vector<std::string> records;  // JSON object texts
 };
 struct DeleteBody {
-  std::vector<std::string> ids;  // by id, or else by filter
+  std::vector<std::string> ids;      // by id, or else by filter
+  std::optional<std::string> agent;  // with ids: their owner (engine.h, "Record keys")
   bool by_filter = false;
   FilterDialect dialect = FilterDialect::kRetrieve;
   std::string filter;

@@ -74,6 +74,12 @@ std::vector<Candidate> Lookup(std::string_view path, RouteMatch* m) {
       if (p[4] == "delete") c.push_back({"POST", Route::kDeleteRecords});
       return c;
     }
+    if (n == 7 && p[3] == "agents" && p[5] == "records") {
+      m->agent = std::string(p[4]);
+      m->id = std::string(p[6]);
+      m->label = "/v1/collections/{name}/agents/{agent}/records/{id}";
+      return {{"GET", Route::kGetRecord}, {"DELETE", Route::kDeleteRecord}};
+    }
     if (n == 5 && p[3] == "filters" && p[4] == "check") {
       m->label = "/v1/collections/{name}/filters/check";
       return {{"POST", Route::kCheckFilter}};

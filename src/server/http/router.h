@@ -5,6 +5,7 @@
 #ifndef ENGRAM_SERVER_HTTP_ROUTER_H_
 #define ENGRAM_SERVER_HTTP_ROUTER_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -42,6 +43,7 @@ struct RouteMatch {
   std::string label;  // the path template, for metrics: "/v1/collections/{name}/search"
   std::string name;   // {name}: a collection or a retrieve configuration
   std::string id;     // {id}: a record id
+  std::optional<std::string> agent;  // {agent}: the record's owner (engine.h, "Record keys")
 };
 
 // Whether the route is open without an API key (the probes, the OpenAPI

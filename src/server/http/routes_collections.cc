@@ -17,9 +17,10 @@ nlohmann::json CollectionJson(const CollectionInfo& info) {
   return c;
 }
 
-HttpResponse Api::ListCollections() {
+HttpResponse Api::ListCollections(const Call& call) {
+  // Per caller: the collections it may read, with the records it can read.
   nlohmann::json list = nlohmann::json::array();
-  for (const CollectionInfo& info : engine_->ListCollections())
+  for (const CollectionInfo& info : engine_->ListCollections(call.principal.scope()))
     list.push_back(CollectionJson(info));
   return JsonResponse(200, {{"collections", std::move(list)}});
 }
@@ -40,7 +41,8 @@ HttpResponse Api::CreateCollection(const Call& call) {
 }
 
 HttpResponse Api::GetCollection(const Call& call) {
-  StatusOr<CollectionInfo> info = engine_->DescribeCollection(call.match.name);
+  StatusOr<CollectionInfo> info =
+      engine_->DescribeCollection(call.match.name, call.principal.scope());
   if (!info.ok()) return ProblemResponse(FromStatus(info.status()));
   return JsonResponse(200, CollectionJson(*info));
 }

@@ -1,5 +1,7 @@
 // /v1/collections/{name}/records: upsert, get, delete by id or by filter,
-// every call scoped by the caller's principal (SEARCH.md §6).
+// every call scoped by the caller's principal (SEARCH.md §6); and
+// .../agents/{agent}/records/{id}, a record named with its owner where ids
+// are unique per agent (engine.h, "Record keys").
 #include <string_view>
 
 #include "server/common/json_input.h"
@@ -21,13 +23,25 @@ HttpResponse Api::UpsertRecords(const Call& call) {
   return JsonResponse(200, {{"ok", true}, {"written", r->written}});
 }
 
+namespace {
+
+// "record 'x'", or "record 'x' of agent 'bob'" when the path names the owner.
+std::string RecordName(const RouteMatch& m) {
+  std::string name = "record '" + m.id + "'";
+  if (m.agent) name += " of agent '" + *m.agent + "'";
+  return name;
+}
+
+}  // namespace
+
 HttpResponse Api::GetRecord(const Call& call) {
+  const RouteMatch& m = call.match;
   StatusOr<std::optional<std::string>> r =
-      engine_->Get(call.match.name, call.match.id, call.principal.scope());
+      engine_->Get(m.name, m.id, call.principal.scope(), m.agent);
   if (!r.ok()) return ProblemResponse(FromStatus(r.status()));
   if (!r->has_value()) {
-    return ProblemResponse(
-        NotFound("no record '" + call.match.id + "' in collection '" + call.match.name + "'"));
+    // The same answer whether it is absent or another agent's the caller may not read.
+    return ProblemResponse(NotFound("no " + RecordName(m) + " in collection '" + m.name + "'"));
   }
   HttpResponse response;
   response.body = std::move(**r);
@@ -36,7 +50,8 @@ HttpResponse Api::GetRecord(const Call& call) {
 
 HttpResponse Api::DeleteRecord(const Call& call) {
   const std::vector<std::string> ids = {call.match.id};
-  StatusOr<WriteResult> r = engine_->Delete(call.match.name, ids, call.principal.scope());
+  StatusOr<WriteResult> r =
+      engine_->Delete(call.match.name, ids, call.principal.scope(), call.match.agent);
   if (!r.ok()) return ProblemResponse(FromStatus(r.status()));
   return JsonResponse(200, {{"ok", true}, {"deleted", r->written}});
 }
@@ -48,7 +63,7 @@ HttpResponse Api::DeleteRecords(const Call& call) {
   StatusOr<WriteResult> r =
       d.by_filter
           ? engine_->DeleteWhere(call.match.name, d.dialect, d.filter, call.principal.scope())
-          : engine_->Delete(call.match.name, d.ids, call.principal.scope());
+          : engine_->Delete(call.match.name, d.ids, call.principal.scope(), d.agent);
   if (!r.ok()) return ProblemResponse(FromStatus(r.status()));
   if (r->rejected) return ProblemResponse(FromDiagnostic(*r->rejected, "$.filter", d.dialect));
   return JsonResponse(200, {{"ok", true}, {"deleted", r->written}});

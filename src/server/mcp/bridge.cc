@@ -91,8 +91,8 @@ BridgeRequest BridgeSession::Outgoing(std::string_view message) const {
   if (!key_.empty()) request.headers.emplace_back("Authorization", "Bearer " + key_);
   if (!session_id_.empty()) request.headers.emplace_back("Mcp-Session-Id", session_id_);
   const RpcMessage parsed = ParseRpcMessage(message);
-  const bool single = !parsed.error && !parsed.batch && parsed.entries.size() == 1;
-  const RpcEntry* entry = single ? &parsed.entries[0] : nullptr;
+  // A batch or unreadable text goes as it is (the server refuses it).
+  const RpcEntry* entry = parsed.error ? nullptr : &parsed.entry;
   std::string version = protocol_version_;
   if (entry != nullptr) {
     const EraChoice era = ChooseEra(*entry);
@@ -125,10 +125,7 @@ void BridgeSession::Learn(std::string_view message, const BridgeReply& reply) {
     session_id_ = *session;
   }
   const RpcMessage sent = ParseRpcMessage(message);
-  if (sent.error || sent.batch || sent.entries.size() != 1 ||
-      sent.entries[0].method != "initialize") {
-    return;
-  }
+  if (sent.error || sent.entry.method != "initialize") return;
   json answer = json::parse(reply.body, nullptr, false);
   if (!answer.is_object()) return;
   const auto result = answer.find("result");
@@ -145,10 +142,10 @@ std::vector<std::string> BridgeSession::Forward(std::string_view message, std::s
   // unreadable text); notifications get none.
   json id = nullptr;
   bool wants_reply = true;
-  if (!parsed.error && !parsed.batch && parsed.entries.size() == 1) {
-    id = parsed.entries[0].id;
-    wants_reply = parsed.entries[0].kind == RpcEntry::Kind::kRequest ||
-                  parsed.entries[0].kind == RpcEntry::Kind::kInvalid;
+  if (!parsed.error) {
+    id = parsed.entry.id;
+    wants_reply = parsed.entry.kind == RpcEntry::Kind::kRequest ||
+                  parsed.entry.kind == RpcEntry::Kind::kInvalid;
   }
   auto fail = [&](const std::string& why, json data) -> std::vector<std::string> {
     *log += "engram mcp --connect: " + why + "\n";
@@ -226,7 +223,8 @@ int RunBridge(const BridgeOptions& options, std::istream& in, std::ostream& out,
     log << "engram mcp --connect: " << error << '\n';
     return 2;
   }
-  const auto& [origin, path] = *split;
+  const std::string& origin = split->first;
+  const std::string& path = split->second;
   httplib::Client client(origin);
   client.set_keep_alive(true);
   client.set_connection_timeout(5, 0);

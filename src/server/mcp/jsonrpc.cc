@@ -77,15 +77,13 @@ RpcMessage ParseRpcMessage(std::string_view text) {
     return message;
   }
   if (input.value.is_array()) {
-    if (input.value.empty()) {
-      message.error = RpcError(nullptr, kInvalidRequest, "Invalid Request: empty batch");
-      return message;
-    }
-    message.batch = true;
-    for (const json& element : input.value) message.entries.push_back(ParseRpcEntry(element));
+    message.error =
+        RpcError(nullptr, kInvalidRequest,
+                 "Invalid Request: JSON-RPC batches are not supported (MCP removed them in "
+                 "2025-06-18); send one message at a time");
     return message;
   }
-  message.entries.push_back(ParseRpcEntry(input.value));
+  message.entry = ParseRpcEntry(input.value);
   return message;
 }
 

@@ -1,13 +1,14 @@
-// JSON-RPC 2.0 framing for the MCP server: reading one message (or a batch)
-// into requests, notifications and responses, and building replies. It knows
-// nothing about MCP methods; protocol.h dispatches what this produces.
+// JSON-RPC 2.0 framing for the MCP server: reading one message into a
+// request, notification or response, and building replies. Batches are
+// refused: MCP removed them in 2025-06-18, and one message per request keeps
+// every request's work bounded. It knows nothing about MCP methods;
+// protocol.h dispatches what this produces.
 #ifndef ENGRAM_SERVER_MCP_JSONRPC_H_
 #define ENGRAM_SERVER_MCP_JSONRPC_H_
 
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -38,12 +39,11 @@ struct RpcEntry {
   nlohmann::json error;   // kInvalid: the error reply to send
 };
 
-// A parsed message. `error` (a complete reply) is set when the text is not
-// JSON, or is an empty batch; otherwise `entries` holds one entry per
-// element (one for a single message) and `batch` says which form it had.
+// A parsed message. `error` (a complete reply, id null) is set when the text
+// is not JSON (-32700) or is a batch, empty or not (-32600); otherwise
+// `entry` holds the message.
 struct RpcMessage {
-  std::vector<RpcEntry> entries;
-  bool batch = false;
+  RpcEntry entry;
   std::optional<nlohmann::json> error;
 };
 

@@ -20,15 +20,54 @@ constexpr std::string_view kInstructions =
 // change only with a new binary (cache hints of the 2026-07-28 revision).
 constexpr int kCacheTtlMs = 3600000;
 
+json ServerIdentity() {
+  return json{{"name", kServerName}, {"title", "engram memory"}, {"version", kServerVersion}};
+}
+
+// 2026-07-28 results carry `resultType` and name the server in
+// `_meta["io.modelcontextprotocol/serverInfo"]` (modelcontextprotocol PR
+// #3002, as the official SDK stamps every result).
 json Stamp(json result, Era era) {
-  if (era == Era::kStateless) result["resultType"] = "complete";
+  if (era != Era::kStateless) return result;
+  result["resultType"] = "complete";
+  result["_meta"][std::string(kMetaServerInfo)] = ServerIdentity();
   return result;
 }
 
+json EnvelopeError(const json& id, const std::string& key, const std::string& problem) {
+  return RpcError(id, kInvalidParams,
+                  "Invalid params: _meta envelope for protocol revision " +
+                      std::string(kStatelessVersion) + ": " + key + ": " + problem,
+                  json{{"envelope", {{"key", key}, {"problem", problem}}}});
+}
+
 json UnsupportedVersion(const json& id, const std::string& version) {
-  return RpcError(id, kUnsupportedProtocolVersion,
-                  "Unsupported protocol version: \"" + version + "\"",
-                  json{{"supportedVersions", SupportedVersions()}, {"requested", version}});
+  return RpcError(id, kUnsupportedProtocolVersion, "Unsupported protocol version: " + version,
+                  json{{"supported", SupportedVersions()}, {"requested", version}});
+}
+
+json VersionMismatch(const json& id, const std::string& header, const std::string& body) {
+  return RpcError(
+      id, kHeaderMismatch,
+      "Header mismatch: the MCP-Protocol-Version header names " + header + " but " + body,
+      json{{"mismatch", {{"header", header}, {"body", body}}}});
+}
+
+// The first problem (key, problem) of an envelope that claims a version
+// (`meta` has the protocolVersion key), or nullopt.
+std::optional<std::pair<std::string, std::string>> EnvelopeProblem(const json& meta) {
+  const auto version = meta.find(kMetaProtocolVersion);
+  if (!version->is_string()) return {{std::string(kMetaProtocolVersion), "expected a string"}};
+  const auto capabilities = meta.find(kMetaClientCapabilities);
+  if (capabilities == meta.end()) return {{std::string(kMetaClientCapabilities), "missing"}};
+  if (!capabilities->is_object()) {
+    return {{std::string(kMetaClientCapabilities), "expected an object"}};
+  }
+  const auto info = meta.find(kMetaClientInfo);
+  if (info != meta.end() && !info->is_object()) {
+    return {{std::string(kMetaClientInfo), "expected an object"}};
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -44,42 +83,55 @@ bool IsSupportedVersion(std::string_view version) {
   return std::find(all.begin(), all.end(), version) != all.end();
 }
 
-EraChoice ChooseEra(const RpcEntry& entry) {
+EraChoice ChooseEra(const RpcEntry& entry, std::optional<std::string_view> header_version) {
   EraChoice choice;
   const auto meta = entry.params.find("_meta");
-  if (meta == entry.params.end()) return choice;
-  if (!meta->is_object()) {
-    choice.error = RpcError(entry.id, kInvalidParams, "Invalid params: _meta must be an object");
+  if (meta != entry.params.end() && !meta->is_object()) {
+    choice.error = EnvelopeError(entry.id, "_meta", "expected an object");
     return choice;
   }
-  const auto version = meta->find(kMetaProtocolVersion);
-  if (version == meta->end()) return choice;  // a handshake-era _meta (progressToken, ...)
-  if (!version->is_string()) {
-    choice.error = RpcError(
-        entry.id, kInvalidParams,
-        "Invalid params: _meta." + std::string(kMetaProtocolVersion) + " must be a string");
+  const bool claim = meta != entry.params.end() && meta->contains(kMetaProtocolVersion);
+  if (!claim) {
+    // A handshake-era message (its _meta, if any, carries progressToken and the like).
+    if (!header_version) return choice;
+    const std::string header(*header_version);
+    if (header == kStatelessVersion && entry.kind == RpcEntry::Kind::kRequest) {
+      if (entry.method == "initialize") {
+        choice.error = VersionMismatch(entry.id, header, "the body is an initialize handshake");
+        return choice;
+      }
+      json missing = json::array();
+      if (meta == entry.params.end()) {
+        missing.push_back("_meta");
+      } else {
+        missing.push_back(kMetaProtocolVersion);
+        if (!meta->contains(kMetaClientCapabilities)) missing.push_back(kMetaClientCapabilities);
+      }
+      choice.error =
+          RpcError(entry.id, kInvalidParams,
+                   "Invalid params: the MCP-Protocol-Version header names " + header +
+                       " but the request lacks the per-request envelope: " + missing.dump(),
+                   json{{"envelope", {{"missing", missing}}}});
+    } else if (!IsSupportedVersion(header)) {
+      choice.error = UnsupportedVersion(entry.id, header);
+    }
     return choice;
   }
-  choice.version = version->get<std::string>();
+  if (std::optional<std::pair<std::string, std::string>> problem = EnvelopeProblem(*meta)) {
+    choice.error = EnvelopeError(entry.id, problem->first, problem->second);
+    return choice;
+  }
+  choice.version = meta->at(kMetaProtocolVersion).get<std::string>();
+  if (header_version && *header_version != choice.version) {
+    choice.error = VersionMismatch(entry.id, std::string(*header_version),
+                                   "the body's _meta names " + choice.version);
+    return choice;
+  }
   if (!IsSupportedVersion(choice.version)) {
     choice.error = UnsupportedVersion(entry.id, choice.version);
     return choice;
   }
-  if (choice.version != kStatelessVersion) return choice;
-  choice.era = Era::kStateless;
-  const auto capabilities = meta->find(kMetaClientCapabilities);
-  if (capabilities == meta->end() || !capabilities->is_object()) {
-    choice.error = RpcError(
-        entry.id, kInvalidParams,
-        "Invalid params: _meta." + std::string(kMetaClientCapabilities) + " must be an object");
-    return choice;
-  }
-  const auto info = meta->find(kMetaClientInfo);
-  if (info != meta->end() && !info->is_object()) {
-    choice.error =
-        RpcError(entry.id, kInvalidParams,
-                 "Invalid params: _meta." + std::string(kMetaClientInfo) + " must be an object");
-  }
+  if (choice.version == kStatelessVersion) choice.era = Era::kStateless;
   return choice;
 }
 
@@ -92,6 +144,14 @@ Protocol::Protocol(Engine* engine, McpOptions options)
 }
 
 std::optional<json> Protocol::Handle(const RpcEntry& entry, const Principal& principal) const {
+  if (entry.kind != RpcEntry::Kind::kRequest) return Dispatch(entry, EraChoice{}, principal);
+  const EraChoice era = ChooseEra(entry);
+  if (era.error) return era.error;
+  return Dispatch(entry, era, principal);
+}
+
+std::optional<json> Protocol::Dispatch(const RpcEntry& entry, const EraChoice& era,
+                                       const Principal& principal) const {
   switch (entry.kind) {
     case RpcEntry::Kind::kInvalid:
       return entry.error;
@@ -103,8 +163,6 @@ std::optional<json> Protocol::Handle(const RpcEntry& entry, const Principal& pri
     case RpcEntry::Kind::kRequest:
       break;
   }
-  const EraChoice era = ChooseEra(entry);
-  if (era.error) return era.error;
   const std::string& method = entry.method;
   if (method == "tools/list") return ListTools(entry, era.era);
   if (method == "tools/call") return CallTool(entry, era.era, principal);
@@ -120,19 +178,10 @@ std::optional<json> Protocol::Handle(const RpcEntry& entry, const Principal& pri
 }
 
 std::string Protocol::HandleText(std::string_view text, const Principal& principal) const {
-  RpcMessage message = ParseRpcMessage(text);
+  const RpcMessage message = ParseRpcMessage(text);
   if (message.error) return DumpJson(*message.error);
-  json replies = json::array();
-  for (const RpcEntry& entry : message.entries) {
-    std::optional<json> reply = Handle(entry, principal);
-    if (reply) replies.push_back(std::move(*reply));
-  }
-  if (replies.empty()) return "";
-  return DumpJson(message.batch ? replies : replies[0]);
-}
-
-json Protocol::ServerInfo() const {
-  return json{{"name", kServerName}, {"title", "engram memory"}, {"version", kServerVersion}};
+  std::optional<json> reply = Handle(message.entry, principal);
+  return reply ? DumpJson(*reply) : "";
 }
 
 json Protocol::Initialize(const RpcEntry& entry) const {
@@ -150,18 +199,17 @@ json Protocol::Initialize(const RpcEntry& entry) const {
   }
   return RpcResult(entry.id, json{{"protocolVersion", version},
                                   {"capabilities", {{"tools", {{"listChanged", false}}}}},
-                                  {"serverInfo", ServerInfo()},
+                                  {"serverInfo", ServerIdentity()},
                                   {"instructions", kInstructions}});
 }
 
 json Protocol::Discover(const RpcEntry& entry) const {
-  return RpcResult(entry.id, json{{"resultType", "complete"},
-                                  {"supportedVersions", SupportedVersions()},
-                                  {"capabilities", {{"tools", {{"listChanged", false}}}}},
-                                  {"serverInfo", ServerInfo()},
-                                  {"instructions", kInstructions},
-                                  {"ttlMs", kCacheTtlMs},
-                                  {"cacheScope", "public"}});
+  return RpcResult(entry.id, Stamp(json{{"supportedVersions", SupportedVersions()},
+                                        {"capabilities", {{"tools", {{"listChanged", false}}}}},
+                                        {"instructions", kInstructions},
+                                        {"ttlMs", kCacheTtlMs},
+                                        {"cacheScope", "public"}},
+                                   Era::kStateless));
 }
 
 json Protocol::ListTools(const RpcEntry& entry, Era era) const {

@@ -42,4 +42,14 @@ bool IsUuid(std::string_view text) {
   return true;
 }
 
+std::vector<std::string> UuidSpellings(std::string_view uuid) {
+  std::string lower(uuid);
+  for (char& c : lower) {
+    if (c >= 'A' && c <= 'F') c = static_cast<char>(c - 'A' + 'a');
+  }
+  std::vector<std::string> out = {lower};
+  if (lower != uuid) out.emplace_back(uuid);
+  return out;
+}
+
 }  // namespace engram::server::mcp

@@ -48,12 +48,17 @@ class ForgetMemoryTool : public Tool {
     }
     if (!error.empty()) return ToolResult::Error(error);
     if (Status s = context.store->Ensure(); !s.ok()) return s;
-    const std::string ids[] = {id};
-    StatusOr<WriteResult> deleted = context.store->engine()->Delete(
-        context.store->collection(), ids, context.principal->scope());
-    if (!deleted.ok()) return deleted.status();
-    if (deleted->rejected) return ToolResult::Error(deleted->rejected->message);
-    const bool existed = deleted->written > 0;
+    // UUIDs compare case-insensitively (uuid.h): the first spelling found goes.
+    bool existed = false;
+    for (const std::string& spelling : UuidSpellings(id)) {
+      const std::string ids[] = {spelling};
+      StatusOr<WriteResult> deleted = context.store->engine()->Delete(
+          context.store->collection(), ids, context.principal->scope());
+      if (!deleted.ok()) return deleted.status();
+      if (deleted->rejected) return ToolResult::Error(deleted->rejected->message);
+      existed = deleted->written > 0;
+      if (existed) break;
+    }
     return ToolResult{json{{"memory_id", id}, {"existed", existed}, {"deleted", existed}}, {}};
   }
 

@@ -89,12 +89,15 @@ class SearchMemoryTool : public Tool {
             "by_memory_id, got \"" +
             Preview(args.query, 60) + "\"");
       }
-      StatusOr<std::optional<std::string>> record =
-          engine->Get(collection, args.query, context.principal->scope());
-      if (!record.ok()) return record.status();
-      if (record->has_value()) {
+      // UUIDs compare case-insensitively (uuid.h).
+      for (const std::string& spelling : UuidSpellings(args.query)) {
+        StatusOr<std::optional<std::string>> record =
+            engine->Get(collection, spelling, context.principal->scope());
+        if (!record.ok()) return record.status();
+        if (!record->has_value()) continue;
         const json parsed = json::parse(**record, nullptr, false);
         if (parsed.is_object()) results.push_back(RenderMemory(parsed, 1.0, detail, now));
+        break;
       }
     } else {
       SearchRequest request;
@@ -104,9 +107,10 @@ class SearchMemoryTool : public Tool {
         request.dialect = FilterDialect::kSearchMemory;
         request.filter = args.filters.dump();
       }
-      // `filtered` with no query lists what passes the filters, newest
-      // first, with no ranking and so no threshold.
-      const bool listing = args.search_type == "filtered" && IsBlank(args.query);
+      // An empty query cannot rank: `filtered` lists what passes the
+      // filters, newest first, with no threshold, and `basic` does the same
+      // (SEARCH.md §5: basic is filtered with a ranking query).
+      const bool listing = IsBlank(args.query);
       if (!listing) {
         request.query = args.query;
         request.score_threshold = args.score_threshold;
