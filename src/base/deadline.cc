@@ -1,5 +1,7 @@
 #include "base/deadline.h"
 
+#include <string>
+
 namespace engram {
 
 Deadline Deadline::AfterChecks(std::uint64_t n) {
@@ -17,6 +19,11 @@ bool Deadline::Passed() const {
   }
   if (passed) passed_.store(true, std::memory_order_relaxed);
   return passed;
+}
+
+Status Deadline::Check(std::string_view stage) const {
+  if (!Passed()) return Status::Ok();
+  return Status::DeadlineExceeded("the request's deadline passed during " + std::string(stage));
 }
 
 }  // namespace engram

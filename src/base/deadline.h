@@ -9,6 +9,9 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <string_view>
+
+#include "engram/status.h"
 
 namespace engram {
 
@@ -29,6 +32,9 @@ class Deadline {
   // true, always true. Thread-safe.
   bool Passed() const;
   bool set() const { return at_.has_value() || checks_left_ >= 0; }
+  // OK, or once Passed(): DeadlineExceeded naming the `stage` it passed in
+  // (whose loops may have stopped early: nothing they produced may be used).
+  Status Check(std::string_view stage) const;
 
  private:
   Deadline(std::optional<Clock::time_point> at, std::int64_t checks_left)

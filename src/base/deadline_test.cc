@@ -23,6 +23,13 @@ TEST(Deadline, ByTime) {
   EXPECT_FALSE(future.Passed());
 }
 
+TEST(Deadline, CheckNamesTheStage) {
+  EXPECT_TRUE(Deadline().Check("filtering").ok());
+  const Status s = Deadline::AfterChecks(0).Check("filtering");
+  EXPECT_EQ(s.code(), StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(s.message(), "the request's deadline passed during filtering");
+}
+
 TEST(Deadline, AfterChecksPassesAtTheNextCheckAndStays) {
   const Deadline d = Deadline::AfterChecks(2);
   EXPECT_TRUE(d.set());
