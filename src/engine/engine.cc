@@ -63,6 +63,19 @@ Diagnostic ForbiddenWrite(std::string path, std::string message) {
 
 constexpr std::size_t kLinkChunk = 256;             // records linked per hold of the exclusive lock
 constexpr std::int64_t kWritePauseNs = 50'000'000;  // 50 ms without a write: link
+
+static_assert(RequestBounds{}.max_expansions == text::kDefaultMaxExpansions);
+
+// Whether one more hit (its id and record, and kHitReplyBytes for the rest)
+// fits the reply budget (0: none); adds it to *spent when it does.
+bool Fits(std::size_t budget, std::size_t* spent, const std::string& id,
+          const std::string& record) {
+  const std::size_t cost = id.size() + record.size() + kHitReplyBytes;
+  if (budget > 0 && *spent + cost > budget) return false;
+  *spent += cost;
+  return true;
+}
+
 }  // namespace
 
 void Engine::Impl::RunLinker() {
@@ -298,7 +311,9 @@ StatusOr<WriteResult> Engine::Delete(std::string_view collection, std::span<cons
 
 StatusOr<WriteResult> Engine::DeleteWhere(std::string_view collection, FilterDialect dialect,
                                           std::string_view filter_text,
-                                          const std::optional<Scope>& scope) {
+                                          const std::optional<Scope>& scope,
+                                          const RequestBounds& bounds) {
+  const Deadline deadline(bounds.deadline);
   ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
   Checked<filter::CompiledFilter> compiled = c->CompileFilter(dialect, filter_text);
   if (!compiled.ok()) {
@@ -314,7 +329,9 @@ StatusOr<WriteResult> Engine::DeleteWhere(std::string_view collection, FilterDia
   std::vector<std::uint32_t> docs;
   {
     std::shared_lock<std::shared_mutex> lock(c->mutex());
-    const roaring::Roaring matched = c->metadata().Evaluate(compiled.value().optimized.root);
+    const roaring::Roaring matched =
+        c->metadata().Evaluate(compiled.value().optimized.root, &deadline);
+    RETURN_IF_ERROR(deadline.Check("filtering"));  // nothing deleted
     for (const std::uint32_t doc : matched) docs.push_back(doc);
   }
   return impl_->RemoveDocs(*c, docs);
@@ -357,8 +374,8 @@ Status Engine::Checkpoint(std::string_view collection) {
   return Status::Ok();
 }
 
-StatusOr<SearchResponse> Engine::Impl::Run(const Collection& c,
-                                           const search::Request& request) const {
+StatusOr<SearchResponse> Engine::Impl::Run(const Collection& c, const search::Request& request,
+                                           std::size_t max_reply_bytes) const {
   std::shared_lock<std::shared_mutex> lock(c.mutex());
   StatusOr<search::Result> result = search::Search(c.View(), request);
   SearchResponse response;
@@ -367,7 +384,19 @@ StatusOr<SearchResponse> Engine::Impl::Run(const Collection& c,
     response.rejected = Diagnostic{400, "request.invalid", "", result.status().message()};
     return response;
   }
-  for (const search::Hit& h : result.value().hits) {
+  if (result.value().rejected) {
+    response.rejected = std::move(result.value().rejected);
+    return response;
+  }
+  const std::vector<search::Hit>& hits = result.value().hits;
+  std::size_t spent = 0;
+  for (std::size_t i = 0; i < hits.size(); ++i) {
+    const search::Hit& h = hits[i];
+    if (!Fits(max_reply_bytes, &spent, c.id_of(h.doc), c.body_of(h.doc))) {
+      response.truncated = true;
+      response.omitted = hits.size() - i;
+      break;
+    }
     SearchHit hit;
     hit.id = c.id_of(h.doc);
     hit.score = h.score;
@@ -384,11 +413,15 @@ StatusOr<SearchResponse> Engine::Impl::Run(const Collection& c,
   return response;
 }
 
-SearchResponse Engine::Impl::List(const Collection& c, const filter::CompiledFilter* filter,
-                                  std::size_t k) const {
+StatusOr<SearchResponse> Engine::Impl::List(const Collection& c,
+                                            const filter::CompiledFilter* filter, std::size_t k,
+                                            const Deadline& deadline,
+                                            std::size_t max_reply_bytes) const {
   std::shared_lock<std::shared_mutex> lock(c.mutex());
-  const roaring::Roaring allowed =
-      filter != nullptr ? c.metadata().Evaluate(filter->optimized.root) : c.metadata().live();
+  const roaring::Roaring allowed = filter != nullptr
+                                       ? c.metadata().Evaluate(filter->optimized.root, &deadline)
+                                       : c.metadata().live();
+  RETURN_IF_ERROR(deadline.Check("filtering"));
   const std::optional<std::uint32_t> time_slot = c.time_slot();
   // Newest first (absent times last), then by id: a total order, so pages are stable.
   auto time_of = [&](std::uint32_t doc) -> const Value* {
@@ -406,12 +439,33 @@ SearchResponse Engine::Impl::List(const Collection& c, const filter::CompiledFil
     }
     return c.id_of(a) < c.id_of(b);
   };
-  std::vector<std::uint32_t> docs(allowed.begin(), allowed.end());
-  const std::size_t n = std::min(k, docs.size());
-  std::partial_sort(docs.begin(), docs.begin() + static_cast<std::ptrdiff_t>(n), docs.end(),
-                    before);
+  // The k first by `before`, in one pass over the allowed records with a
+  // heap of k (its top the last kept), polling the deadline.
+  std::vector<std::uint32_t> docs;
+  docs.reserve(std::min<std::uint64_t>(k, allowed.cardinality()));
+  DeadlinePoll poll(&deadline);
+  for (const std::uint32_t doc : allowed) {
+    if (poll.Passed()) break;
+    if (docs.size() < k) {
+      docs.push_back(doc);
+      std::push_heap(docs.begin(), docs.end(), before);
+    } else if (before(doc, docs.front())) {
+      std::pop_heap(docs.begin(), docs.end(), before);
+      docs.back() = doc;
+      std::push_heap(docs.begin(), docs.end(), before);
+    }
+  }
+  RETURN_IF_ERROR(deadline.Check("listing"));
+  std::sort_heap(docs.begin(), docs.end(), before);
+  const std::size_t n = docs.size();
   SearchResponse response;
+  std::size_t spent = 0;
   for (std::size_t i = 0; i < n; ++i) {
+    if (!Fits(max_reply_bytes, &spent, c.id_of(docs[i]), c.body_of(docs[i]))) {
+      response.truncated = true;
+      response.omitted = n - i;
+      break;
+    }
     SearchHit hit;
     hit.id = c.id_of(docs[i]);
     hit.score = 1;
@@ -425,8 +479,11 @@ SearchResponse Engine::Impl::List(const Collection& c, const filter::CompiledFil
 StatusOr<SearchResponse> Engine::Search(std::string_view collection,
                                         const SearchRequest& request) const {
   ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
+  const Deadline deadline(request.bounds.deadline);
   SearchResponse rejected;
   search::Request r;
+  r.deadline = &deadline;
+  r.max_expansions = request.bounds.max_expansions;
   std::optional<Checked<filter::CompiledFilter>> compiled;
   if (!request.filter.empty()) {
     const FilterDialect dialect = request.dialect.value_or(FilterDialect::kVectorFilter);
@@ -447,7 +504,7 @@ StatusOr<SearchResponse> Engine::Search(std::string_view collection,
                                      "k must be in [1, " + std::to_string(search::kMaxK) + "]"};
       return rejected;
     }
-    return impl_->List(*c, r.filter, request.k);
+    return impl_->List(*c, r.filter, request.k, deadline, request.bounds.max_reply_bytes);
   }
   if (request.query) {
     text::QueryOptions options;
@@ -480,7 +537,7 @@ StatusOr<SearchResponse> Engine::Search(std::string_view collection,
   r.score_threshold = request.score_threshold;
   r.explain = request.explain;
   r.impact = request.impact;
-  return impl_->Run(*c, r);
+  return impl_->Run(*c, r, request.bounds.max_reply_bytes);
 }
 
 }  // namespace engram

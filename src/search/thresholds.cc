@@ -34,10 +34,11 @@ double VectorRelevance(vector::Metric metric, double distance) {
   return 0;
 }
 
-double MaxAttainableBm25(const text::TextIndex& index, const text::DefaultQuery& query) {
+double MaxAttainableBm25(const text::TextIndex& index, const text::DefaultQuery& query,
+                         std::size_t max_expansions) {
   if (!query.root) return 0;
   const text::Bm25 bm25(index.data());
-  const text::Plan plan = text::CompilePlan(index.data(), bm25, *query.root);
+  const text::Plan plan = text::CompilePlan(index.data(), bm25, *query.root, max_expansions);
   double sum = 0;
   for (const text::PlanUnit& u : plan.units) {
     if (u.scoring) sum += u.bound;

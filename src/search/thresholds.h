@@ -37,8 +37,10 @@ double VectorRelevance(vector::Metric metric, double distance);
 // (Bm25::Bound, the bound MaxScore prunes with). A document's BM25 is the sum
 // of the units it contains, each at most its bound, so no document exceeds
 // it; it depends on the query and the index, never on the other hits.
-// 0 for an empty query or one with no scoring unit (`NOT x`).
-double MaxAttainableBm25(const text::TextIndex& index, const text::DefaultQuery& query);
+// 0 for an empty query or one with no scoring unit (`NOT x`). Prefixes
+// expand as in TextIndex::Search (at most `max_expansions` words).
+double MaxAttainableBm25(const text::TextIndex& index, const text::DefaultQuery& query,
+                         std::size_t max_expansions = text::kDefaultMaxExpansions);
 
 // A text hit's relevance: bm25 / max_bm25, clamped to [0, 1]; 0 when max_bm25
 // is 0 (only score-0 matches exist).
