@@ -1,10 +1,41 @@
 // `engram serve`: the flags of the HTTP API (server/http/serve.h).
+#include <cmath>
 #include <ostream>
+#include <sstream>
 #include <string>
 
 #include "cli/server_commands.h"
 
 namespace engram::cli {
+
+namespace {
+std::string SecondsText(std::chrono::milliseconds ms) {
+  std::ostringstream text;
+  text << static_cast<double>(ms.count()) / 1000;
+  return text.str();
+}
+}  // namespace
+
+void AddBoundsOptions(CLI::App* cmd, std::chrono::milliseconds* request_timeout,
+                      std::size_t* max_expansions, std::size_t* max_reply_bytes) {
+  cmd->add_option_function<double>(
+         "--request-timeout",
+         [request_timeout](double seconds) {
+           *request_timeout = std::chrono::milliseconds(std::llround(seconds * 1000));
+         },
+         "seconds a request may work before it is stopped (503 over HTTP, JSON-RPC error "
+         "-32001 over MCP); 0: no deadline")
+      ->default_str(SecondsText(*request_timeout))
+      ->check(CLI::Range(0.0, 3600.0));
+  cmd->add_option("--max-expansions", *max_expansions,
+                  "dictionary words a query's prefixes may expand to, all together (422 past it)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
+  cmd->add_option("--max-reply-bytes", *max_reply_bytes,
+                  "byte budget of a search reply's hits; the rest are left out and counted")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{4096}, std::size_t{1} << 31));
+}
 
 void AddServeCommand(CLI::App* app, server::http::ServeOptions* options, std::string* run) {
   CLI::App* cmd = app->add_subcommand("serve", "serve the HTTP API and /mcp over a store");
@@ -36,6 +67,11 @@ void AddServeCommand(CLI::App* app, server::http::ServeOptions* options, std::st
                   "engine requests at once; more get 503 with Retry-After")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
+  cmd->add_option("--max-in-flight-per-agent", options->max_in_flight_per_agent,
+                  "with --keys: engine requests one agent may have at once; more get 503")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  AddBoundsOptions(cmd, &limits.request_timeout, &limits.max_expansions, &limits.max_reply_bytes);
   cmd->add_option("--read-timeout", options->read_timeout_seconds, "seconds to read a request")
       ->capture_default_str()
       ->check(CLI::Range(1, 3600));

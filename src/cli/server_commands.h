@@ -3,18 +3,27 @@
 #ifndef ENGRAM_CLI_SERVER_COMMANDS_H_
 #define ENGRAM_CLI_SERVER_COMMANDS_H_
 
+#include <chrono>
+#include <cstddef>
 #include <iosfwd>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
 #include "server/http/serve.h"
+#include "server/mcp/mcp_server.h"
 
 namespace engram::cli {
 
 struct McpCommandOptions {
   std::string db;
+  server::mcp::McpOptions mcp;  // the bounds (--request-timeout, ...)
 };
+
+// The flags of the bounds on each request's work, shared by serve and mcp:
+// --request-timeout SECONDS (0: none), --max-expansions, --max-reply-bytes.
+void AddBoundsOptions(CLI::App* cmd, std::chrono::milliseconds* request_timeout,
+                      std::size_t* max_expansions, std::size_t* max_reply_bytes);
 
 void AddServeCommand(CLI::App* app, server::http::ServeOptions* options, std::string* run);
 int RunServe(const server::http::ServeOptions& options, std::ostream& out, std::ostream& err);

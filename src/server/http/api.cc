@@ -75,14 +75,11 @@ HttpResponse Api::Handle(const HttpRequest& request) {
         return ProblemResponse(Forbidden("this operation needs an admin key"));
       }
     }
-    std::optional<Counted> engine_slot;
+    std::shared_ptr<void> engine_slot;
     if (!IsPublic(match.route)) {
-      engine_slot.emplace(engine_in_flight_);
-      if (engine_in_flight_.load() > options_.max_in_flight) {
-        return ProblemResponse(Overloaded("too many requests in flight (limit " +
-                                          std::to_string(options_.max_in_flight) +
-                                          "); retry shortly"));
-      }
+      std::variant<std::shared_ptr<void>, Problem> slot = TakeSlot(principal.agent);
+      if (auto* p = std::get_if<Problem>(&slot)) return ProblemResponse(*p);
+      engine_slot = std::get<std::shared_ptr<void>>(std::move(slot));
     }
     nlohmann::json body;
     if (HasJsonBody(match.route)) {
@@ -91,8 +88,14 @@ HttpResponse Api::Handle(const HttpRequest& request) {
       body = std::move(parsed.value());
     }
     if (options_.before_route && !IsPublic(match.route)) options_.before_route(match.label);
+    RequestBounds bounds;
+    if (options_.limits.request_timeout.count() > 0) {
+      bounds.deadline = start + options_.limits.request_timeout;
+    }
+    bounds.max_expansions = options_.limits.max_expansions;
+    bounds.max_reply_bytes = options_.limits.max_reply_bytes;
     try {
-      return Dispatch(Call{request, match, principal, body});
+      return Dispatch(Call{request, match, principal, body, bounds});
     } catch (const std::exception& e) {
       return ProblemResponse(FromStatus(Status::Internal(e.what())));
     }
@@ -108,6 +111,29 @@ HttpResponse Api::Handle(const HttpRequest& request) {
                             : "http_" + std::to_string(response.status));
   }
   return response;
+}
+
+std::variant<std::shared_ptr<void>, Problem> Api::TakeSlot(const std::string& agent) {
+  auto slot = std::make_shared<Counted>(engine_in_flight_);
+  if (engine_in_flight_.load() > options_.max_in_flight) {
+    return Overloaded("too many requests in flight (limit " +
+                      std::to_string(options_.max_in_flight) + "); retry shortly");
+  }
+  if (!keys_.enabled()) return slot;  // one caller: the store's owner
+  std::lock_guard<std::mutex> lock(agents_mutex_);
+  std::size_t& mine = agent_in_flight_[agent];
+  if (mine >= options_.max_in_flight_per_agent) {
+    if (mine == 0) agent_in_flight_.erase(agent);
+    return Overloaded("too many requests in flight for agent '" + agent + "' (limit " +
+                      std::to_string(options_.max_in_flight_per_agent) + "); retry shortly");
+  }
+  ++mine;
+  // The agent's count goes down with the slot, and its entry when it is 0.
+  return std::shared_ptr<void>(slot.get(), [this, agent, slot](void*) {
+    std::lock_guard<std::mutex> release(agents_mutex_);
+    auto it = agent_in_flight_.find(agent);
+    if (it != agent_in_flight_.end() && --it->second == 0) agent_in_flight_.erase(it);
+  });
 }
 
 HttpResponse Api::Dispatch(const Call& call) {

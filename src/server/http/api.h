@@ -8,9 +8,13 @@
 #include <atomic>
 #include <cstddef>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -47,6 +51,9 @@ struct ApiOptions {
   // Engine requests (everything but the probes, /metrics and /openapi.json)
   // handled at once; more get 503 with Retry-After.
   std::size_t max_in_flight = 32;
+  // With keys: the engine requests one agent may have in flight, so that no
+  // agent can take every slot from the others; more get 503.
+  std::size_t max_in_flight_per_agent = 8;
   // A test seam: called with the route template before an engine route runs.
   std::function<void(const std::string&)> before_route;
 };
@@ -71,7 +78,11 @@ class Api {
     const RouteMatch& match;
     const Principal& principal;
     const nlohmann::json& body;  // the decoded body object (null without one)
+    RequestBounds bounds;        // the limits' bounds, the deadline counted from arrival
   };
+  // Takes an engine slot for `agent` (released by the returned guard), or
+  // the 503 that says which limit is full.
+  std::variant<std::shared_ptr<void>, Problem> TakeSlot(const std::string& agent);
   HttpResponse Dispatch(const Call& call);
 
   // routes_ops.cc
@@ -106,14 +117,18 @@ class Api {
   ApiOptions options_;
   Metrics metrics_;
   std::atomic<std::size_t> engine_in_flight_{0};
+  std::mutex agents_mutex_;
+  std::unordered_map<std::string, std::size_t> agent_in_flight_;
   std::atomic<bool> draining_{false};
 };
 
 // The JSON forms the routes answer with.
 nlohmann::json CollectionJson(const CollectionInfo& info);
 nlohmann::json RetrieveJson(const RetrieveSpec& spec);
-// A search's hits (and filter impact, explain) as the 200 reply.
-HttpResponse SearchReply(const SearchResponse& response);
+// A search's hits (and filter impact, explain) as the 200 reply, with as many
+// hits as fit in `max_reply_bytes` (0: all): the reply says `truncated` and
+// how many hits it `omitted` (the engine's cut and this one together).
+HttpResponse SearchReply(const SearchResponse& response, std::size_t max_reply_bytes = 0);
 // A stored JSON text as a value; a string when it is not JSON.
 nlohmann::json JsonOrString(const std::string& text);
 

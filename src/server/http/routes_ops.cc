@@ -41,7 +41,7 @@ HttpResponse Api::Mcp(const Call& call) {
     exchange.headers.emplace_back(std::move(lower), value);
   }
   exchange.body = call.request.body;
-  mcp::HttpReply reply = mcp::HandleHttp(*mcp_, exchange, call.principal);
+  mcp::HttpReply reply = mcp::HandleHttp(*mcp_, exchange, call.principal, &call.bounds);
   HttpResponse r;
   r.status = reply.status;
   r.content_type = reply.content_type;

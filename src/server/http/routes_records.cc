@@ -45,10 +45,10 @@ HttpResponse Api::DeleteRecords(const Call& call) {
   Decoded<DeleteBody> body = DecodeDelete(call.body, options_.limits);
   if (!body.ok()) return ProblemResponse(body.problem());
   const DeleteBody& d = body.value();
-  StatusOr<WriteResult> r =
-      d.by_filter
-          ? engine_->DeleteWhere(call.match.name, d.dialect, d.filter, call.principal.scope())
-          : engine_->Delete(call.match.name, d.ids, call.principal.scope());
+  StatusOr<WriteResult> r = d.by_filter
+                                ? engine_->DeleteWhere(call.match.name, d.dialect, d.filter,
+                                                       call.principal.scope(), call.bounds)
+                                : engine_->Delete(call.match.name, d.ids, call.principal.scope());
   if (!r.ok()) return ProblemResponse(FromStatus(r.status()));
   if (r->rejected) return ProblemResponse(FromDiagnostic(*r->rejected, "$.filter", d.dialect));
   return JsonResponse(200, {{"ok", true}, {"deleted", r->written}});

@@ -81,10 +81,15 @@ int Serve(const ServeOptions& options, std::ostream& log) {
 
   int code = 0;
   {
-    mcp::McpServer mcp(engine->get(), mcp::McpOptions{});
+    mcp::McpOptions mcp_options;
+    mcp_options.request_timeout = options.limits.request_timeout;
+    mcp_options.max_expansions = options.limits.max_expansions;
+    mcp_options.max_reply_bytes = options.limits.max_reply_bytes;
+    mcp::McpServer mcp(engine->get(), mcp_options);
     ApiOptions api_options;
     api_options.limits = options.limits;
     api_options.max_in_flight = options.max_in_flight;
+    api_options.max_in_flight_per_agent = options.max_in_flight_per_agent;
     Api api(engine->get(), &mcp, keys, api_options);
     Server server(&api,
                   ServerOptions{options.threads, options.read_timeout_seconds,

@@ -18,8 +18,9 @@ struct ServeOptions {
   // A connection holds a thread while it is open (keep-alive included), so
   // there are more threads than engine requests allowed at once: a burst
   // past `max_in_flight` gets a quick 503 instead of queueing unseen.
-  std::size_t threads = 64;        // connections served at once
-  std::size_t max_in_flight = 32;  // engine requests at once; more get 503
+  std::size_t threads = 64;                 // connections served at once
+  std::size_t max_in_flight = 32;           // engine requests at once; more get 503
+  std::size_t max_in_flight_per_agent = 8;  // with --keys: one agent's share of them
   int read_timeout_seconds = 30;
   int write_timeout_seconds = 30;
 };

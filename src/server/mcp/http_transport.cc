@@ -177,7 +177,8 @@ std::optional<json> CheckHeaders(const HttpExchange& exchange, const RpcEntry& e
 
 }  // namespace
 
-HttpReply HandleHttp(McpServer& server, const HttpExchange& exchange, const Principal& principal) {
+HttpReply HandleHttp(McpServer& server, const HttpExchange& exchange, const Principal& principal,
+                     const RequestBounds* bounds) {
   if (auto origin = Header(exchange, "origin"); origin && !IsLoopbackOrigin(*origin)) {
     return Reply(403, RpcError(nullptr, kInvalidRequest,
                                "Forbidden: Origin " + *origin + " is not allowed"));
@@ -201,6 +202,8 @@ HttpReply HandleHttp(McpServer& server, const HttpExchange& exchange, const Prin
   const Protocol& protocol = HttpAccess::protocol(server);
   json replies = json::array();
   Era last_era = Era::kHandshake;
+  // One deadline for the whole message.
+  const RequestBounds message_bounds = bounds != nullptr ? *bounds : protocol.options().Bounds();
   for (const RpcEntry& entry : message.entries) {
     std::optional<json> reply;
     if (entry.kind == RpcEntry::Kind::kRequest || entry.kind == RpcEntry::Kind::kNotification) {
@@ -213,7 +216,7 @@ HttpReply HandleHttp(McpServer& server, const HttpExchange& exchange, const Prin
         }
       }
     }
-    if (!reply) reply = protocol.Handle(entry, principal);
+    if (!reply) reply = protocol.Handle(entry, principal, message_bounds);
     if (reply) replies.push_back(std::move(*reply));
   }
   // Only notifications and responses: "202 Accepted with no body".

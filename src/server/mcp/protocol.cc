@@ -91,7 +91,8 @@ Protocol::Protocol(Engine* engine, McpOptions options)
   tools_.push_back(MakeRetrieveTool());
 }
 
-std::optional<json> Protocol::Handle(const RpcEntry& entry, const Principal& principal) const {
+std::optional<json> Protocol::Handle(const RpcEntry& entry, const Principal& principal,
+                                     const RequestBounds& bounds) const {
   switch (entry.kind) {
     case RpcEntry::Kind::kInvalid:
       return entry.error;
@@ -107,7 +108,7 @@ std::optional<json> Protocol::Handle(const RpcEntry& entry, const Principal& pri
   if (era.error) return era.error;
   const std::string& method = entry.method;
   if (method == "tools/list") return ListTools(entry, era.era);
-  if (method == "tools/call") return CallTool(entry, era.era, principal);
+  if (method == "tools/call") return CallTool(entry, era.era, principal, bounds);
   // Answered in both eras, even without _meta: on stdio a dual-era client
   // probes with it, and an error tells it "handshake-era server".
   if (method == "server/discover") return Discover(entry);
@@ -123,8 +124,9 @@ std::string Protocol::HandleText(std::string_view text, const Principal& princip
   RpcMessage message = ParseRpcMessage(text);
   if (message.error) return DumpJson(*message.error);
   json replies = json::array();
+  const RequestBounds bounds = options_.Bounds();  // one deadline for the whole message
   for (const RpcEntry& entry : message.entries) {
-    std::optional<json> reply = Handle(entry, principal);
+    std::optional<json> reply = Handle(entry, principal, bounds);
     if (reply) replies.push_back(std::move(*reply));
   }
   if (replies.empty()) return "";
@@ -175,7 +177,8 @@ json Protocol::ListTools(const RpcEntry& entry, Era era) const {
   return RpcResult(entry.id, Stamp(std::move(result), era));
 }
 
-json Protocol::CallTool(const RpcEntry& entry, Era era, const Principal& principal) const {
+json Protocol::CallTool(const RpcEntry& entry, Era era, const Principal& principal,
+                        const RequestBounds& bounds) const {
   const auto name = entry.params.find("name");
   if (name == entry.params.end() || !name->is_string()) {
     return RpcError(entry.id, kInvalidParams, "Invalid params: tools/call needs a string name");
@@ -189,7 +192,7 @@ json Protocol::CallTool(const RpcEntry& entry, Era era, const Principal& princip
   }
   const auto arguments = entry.params.find("arguments");
   const json args = arguments == entry.params.end() ? json(nullptr) : *arguments;
-  const ToolContext context{&store_, &principal, &options_};
+  const ToolContext context{&store_, &principal, &options_, bounds};
   StatusOr<ToolResult> result = tool->Call(args, context);
   if (!result.ok()) {
     json reply = ToolFailureReply(entry.id, result.status());

@@ -53,18 +53,23 @@ class Protocol {
   Protocol(Engine* engine, McpOptions options);
 
   // The reply to one entry of a message, or nullopt (notifications and
-  // responses get none). Thread-safe.
-  std::optional<nlohmann::json> Handle(const RpcEntry& entry, const Principal& principal) const;
+  // responses get none), its tool calls bounded by `bounds` (the message's:
+  // McpOptions::Bounds() when it arrived). Thread-safe.
+  std::optional<nlohmann::json> Handle(const RpcEntry& entry, const Principal& principal,
+                                       const RequestBounds& bounds) const;
 
   // A whole message as text (a batch gets an array of its replies); empty
   // when nothing is to be sent back.
   std::string HandleText(std::string_view text, const Principal& principal) const;
 
+  const McpOptions& options() const { return options_; }
+
  private:
   nlohmann::json Initialize(const RpcEntry& entry) const;
   nlohmann::json Discover(const RpcEntry& entry) const;
   nlohmann::json ListTools(const RpcEntry& entry, Era era) const;
-  nlohmann::json CallTool(const RpcEntry& entry, Era era, const Principal& principal) const;
+  nlohmann::json CallTool(const RpcEntry& entry, Era era, const Principal& principal,
+                          const RequestBounds& bounds) const;
   nlohmann::json ServerInfo() const;
 
   McpOptions options_;

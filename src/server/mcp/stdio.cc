@@ -29,13 +29,14 @@ std::size_t ServeStdio(McpServer& server, const Principal& principal, std::istre
   return messages;
 }
 
-int RunStdioServer(const std::string& db, std::istream& in, std::ostream& out, std::ostream& log) {
+int RunStdioServer(const std::string& db, const McpOptions& options, std::istream& in,
+                   std::ostream& out, std::ostream& log) {
   StatusOr<std::unique_ptr<Engine>> engine = Engine::Open(db);
   if (!engine.ok()) {
     log << "engram mcp: cannot open " << db << ": " << engine.status().ToString() << '\n';
     return 3;
   }
-  McpServer server(engine->get(), McpOptions{});
+  McpServer server(engine->get(), options);
   Principal principal;
   principal.agent = "local";
   principal.admin = true;
