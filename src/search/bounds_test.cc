@@ -14,12 +14,10 @@ namespace engram::search {
 namespace {
 
 using testing::CompileFilter;
-using testing::Docs;
 using testing::ParseText;
-using testing::TestCollection;
 
-const TestCollection& Collection() {
-  static const TestCollection c(600);
+const testing::TestCollection& Collection() {
+  static const testing::TestCollection c(600);  // larger than search_test's: more stopping points
   return c;
 }
 
