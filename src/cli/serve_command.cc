@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/server_commands.h"
+#include "cli/store_option.h"
 
 namespace engram::cli {
 
@@ -16,30 +17,37 @@ std::string SecondsText(std::chrono::milliseconds ms) {
 }
 }  // namespace
 
-void AddBoundsOptions(CLI::App* cmd, std::chrono::milliseconds* request_timeout,
-                      std::size_t* max_expansions, std::size_t* max_reply_bytes) {
-  cmd->add_option_function<double>(
-         "--request-timeout",
-         [request_timeout](double seconds) {
-           *request_timeout = std::chrono::milliseconds(std::llround(seconds * 1000));
-         },
-         "seconds a request may work before it is stopped (503 over HTTP, JSON-RPC error "
-         "-32001 over MCP); 0: no deadline")
-      ->default_str(SecondsText(*request_timeout))
-      ->check(CLI::Range(0.0, 3600.0));
-  cmd->add_option("--max-expansions", *max_expansions,
-                  "dictionary words a query's prefixes may expand to, all together (422 past it)")
-      ->capture_default_str()
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
-  cmd->add_option("--max-reply-bytes", *max_reply_bytes,
-                  "byte budget of a search reply's hits; the rest are left out and counted")
-      ->capture_default_str()
-      ->check(CLI::Range(std::size_t{4096}, std::size_t{1} << 31));
+std::vector<CLI::Option*> AddBoundsOptions(CLI::App* cmd,
+                                           std::chrono::milliseconds* request_timeout,
+                                           std::size_t* max_expansions,
+                                           std::size_t* max_reply_bytes) {
+  CLI::Option* timeout =
+      cmd->add_option_function<double>(
+             "--request-timeout",
+             [request_timeout](double seconds) {
+               *request_timeout = std::chrono::milliseconds(std::llround(seconds * 1000));
+             },
+             "seconds a request may work before it is stopped (503 over HTTP, JSON-RPC error "
+             "-32001 over MCP); 0: no deadline")
+          ->default_str(SecondsText(*request_timeout))
+          ->check(CLI::Range(0.0, 3600.0));
+  CLI::Option* expansions =
+      cmd->add_option("--max-expansions", *max_expansions,
+                      "dictionary words a query's prefixes may expand to, all together (422 past "
+                      "it)")
+          ->capture_default_str()
+          ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
+  CLI::Option* reply =
+      cmd->add_option("--max-reply-bytes", *max_reply_bytes,
+                      "byte budget of a search reply's hits; the rest are left out and counted")
+          ->capture_default_str()
+          ->check(CLI::Range(std::size_t{4096}, std::size_t{1} << 31));
+  return {timeout, expansions, reply};
 }
 
 void AddServeCommand(CLI::App* app, server::http::ServeOptions* options, std::string* run) {
   CLI::App* cmd = app->add_subcommand("serve", "serve the HTTP API and /mcp over a store");
-  cmd->add_option("--db", options->db, "the store directory")->required();
+  AddDbOption(cmd, &options->db, "the store directory (created if missing)");
   cmd->add_option("--listen", options->listen, "HOST:PORT to listen on (port 0: any free port)")
       ->capture_default_str();
   cmd->add_option("--keys", options->keys,

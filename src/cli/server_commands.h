@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -16,14 +17,20 @@
 namespace engram::cli {
 
 struct McpCommandOptions {
-  std::string db;
-  server::mcp::McpOptions mcp;  // the bounds (--request-timeout, ...)
+  std::string db;       // own this store, or
+  std::string connect;  // forward to the server at this URL
+  std::string key_env;  // the variable holding the server's API key
+  int timeout_seconds = 60;
+  server::mcp::McpOptions mcp;  // with --db: the bounds (--request-timeout, ...)
 };
 
 // The flags of the bounds on each request's work, shared by serve and mcp:
 // --request-timeout SECONDS (0: none), --max-expansions, --max-reply-bytes.
-void AddBoundsOptions(CLI::App* cmd, std::chrono::milliseconds* request_timeout,
-                      std::size_t* max_expansions, std::size_t* max_reply_bytes);
+// Returns the three options.
+std::vector<CLI::Option*> AddBoundsOptions(CLI::App* cmd,
+                                           std::chrono::milliseconds* request_timeout,
+                                           std::size_t* max_expansions,
+                                           std::size_t* max_reply_bytes);
 
 void AddServeCommand(CLI::App* app, server::http::ServeOptions* options, std::string* run);
 int RunServe(const server::http::ServeOptions& options, std::ostream& out, std::ostream& err);
