@@ -9,6 +9,7 @@
 #ifndef ENGRAM_ENGINE_H_
 #define ENGRAM_ENGINE_H_
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -101,6 +102,24 @@ struct Scope {
   ReadProfile profile = ReadProfile::kPrivateOnly;
 };
 
+// Bounds on one request's work, which the front-ends set from their flags
+// (docs: "Bounds on every request").
+struct RequestBounds {
+  // When it passes the work stops, cooperatively, and the call returns
+  // DeadlineExceeded (nothing written, for a write). nullopt: no deadline.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  // The dictionary words a text query's prefixes may expand to, all together;
+  // a query past it is rejected (kind query.too_many_expansions). Lucene's
+  // and Elasticsearch's default clause bound.
+  std::size_t max_expansions = 1024;
+  // A byte budget for the hits: each costs its id, its record and
+  // kHitReplyBytes for the rest of its reply; the hits past the budget are
+  // left out and counted (SearchResponse::truncated, omitted). 0: none.
+  std::size_t max_reply_bytes = 0;
+};
+// What a hit's reply costs beyond its id and record (its scores and keys).
+inline constexpr std::size_t kHitReplyBytes = 160;
+
 enum class SearchMode { kText, kVector, kHybrid };
 enum class FilterMode { kAuto, kPre, kPost };
 
@@ -126,6 +145,7 @@ struct SearchRequest {
   std::string anchor;                     // YYYY-MM-DD for temporal hints; empty: today
   bool explain = false;
   bool impact = false;
+  RequestBounds bounds;
 };
 
 struct SearchHit {
@@ -138,7 +158,10 @@ struct SearchHit {
 };
 
 struct SearchResponse {
-  std::vector<SearchHit> hits;         // best first
+  std::vector<SearchHit> hits;  // best first
+  // The hits past RequestBounds::max_reply_bytes were left out: how many.
+  bool truncated = false;
+  std::size_t omitted = 0;
   std::optional<Diagnostic> rejected;  // bad input (filter, query, request); no hits then
   std::string filter_impact;           // JSON text (SEARCH.md §3) when asked and filtered
   std::string explain;                 // JSON text when asked
@@ -235,9 +258,12 @@ class Engine {
   StatusOr<WriteResult> Delete(std::string_view collection, std::span<const std::string> ids,
                                const std::optional<Scope>& scope = std::nullopt,
                                const std::optional<std::string>& agent = std::nullopt);
+  // DeleteWhere stops when `bounds.deadline` passes (DeadlineExceeded,
+  // nothing deleted).
   StatusOr<WriteResult> DeleteWhere(std::string_view collection, FilterDialect dialect,
                                     std::string_view filter,
-                                    const std::optional<Scope>& scope = std::nullopt);
+                                    const std::optional<Scope>& scope = std::nullopt,
+                                    const RequestBounds& bounds = {});
   // The stored record `id` names (`agent` as "Record keys") as a JSON object
   // text, or nullopt (also when `scope` cannot read it).
   StatusOr<std::optional<std::string>> Get(
@@ -259,7 +285,8 @@ class Engine {
 
   // NotFound for an unknown collection; PermissionDenied when `scope` is set
   // and the collection is closed to scoped callers; bad input comes back as
-  // `rejected`.
+  // `rejected`; DeadlineExceeded when `request.bounds.deadline` passes first
+  // (the filter, the retrievers and the listing poll it as they go).
   StatusOr<SearchResponse> Search(std::string_view collection, const SearchRequest& request) const;
 
   // Named retrieve configurations, kept in the store with their collection
@@ -275,10 +302,11 @@ class Engine {
                                                         std::string_view filter);
   StatusOr<RetrieveSpec> GetRetrieve(std::string_view name) const;
   // Runs the configuration with a query (and a vector when the collection
-  // has vectors and no text), scoped as Search.
+  // has vectors and no text), scoped and bounded as Search.
   StatusOr<SearchResponse> Retrieve(std::string_view name, std::string_view query,
                                     std::optional<std::vector<float>> vector = std::nullopt,
-                                    const std::optional<Scope>& scope = std::nullopt) const;
+                                    const std::optional<Scope>& scope = std::nullopt,
+                                    const RequestBounds& bounds = {}) const;
   std::vector<RetrieveSpec> ListRetrieves() const;
 
   struct Impl;

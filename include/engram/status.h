@@ -24,6 +24,7 @@ enum class StatusCode {
   kFailedPrecondition,  // the system is not in a state where this can run
   kPermissionDenied,    // the caller's scope does not allow it (SEARCH.md §6)
   kResourceExhausted,   // a limit was hit
+  kDeadlineExceeded,    // the request's deadline passed before the work was done
   kIoError,             // the operating system refused a read or write
   kCorruption,          // stored data is not what it should be
   kUnimplemented,
@@ -49,6 +50,9 @@ class [[nodiscard]] Status {
   }
   static Status ResourceExhausted(std::string m) {
     return {StatusCode::kResourceExhausted, std::move(m)};
+  }
+  static Status DeadlineExceeded(std::string m) {
+    return {StatusCode::kDeadlineExceeded, std::move(m)};
   }
   static Status PermissionDenied(std::string m) {
     return {StatusCode::kPermissionDenied, std::move(m)};

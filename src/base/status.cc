@@ -20,6 +20,8 @@ std::string_view StatusCodeName(StatusCode code) {
       return "permission_denied";
     case StatusCode::kResourceExhausted:
       return "resource_exhausted";
+    case StatusCode::kDeadlineExceeded:
+      return "deadline_exceeded";
     case StatusCode::kIoError:
       return "io_error";
     case StatusCode::kCorruption:

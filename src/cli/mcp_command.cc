@@ -33,6 +33,12 @@ void AddMcpCommand(CLI::App* app, McpCommandOptions* options, std::string* run) 
       ->needs(connect)
       ->capture_default_str()
       ->check(CLI::Range(1, 3600));
+  // With --connect the server's own bounds apply.
+  for (CLI::Option* bound :
+       AddBoundsOptions(cmd, &options->mcp.request_timeout, &options->mcp.max_expansions,
+                        &options->mcp.max_reply_bytes)) {
+    bound->excludes(connect);
+  }
   cmd->callback([run] { *run = "mcp"; });
 }
 
@@ -44,7 +50,7 @@ int RunMcp(const McpCommandOptions& options, std::istream& in, std::ostream& out
              "owns it)\n";
       return 2;
     }
-    return server::mcp::RunStdioServer(options.db, in, out, err);
+    return server::mcp::RunStdioServer(options.db, options.mcp, in, out, err);
   }
   server::mcp::BridgeOptions bridge;
   bridge.url = options.connect;

@@ -1,6 +1,8 @@
 // `engram serve`: the flags of the HTTP API (server/http/serve.h).
 #include <chrono>
+#include <cmath>
 #include <ostream>
+#include <sstream>
 #include <string>
 
 #include "cli/server_commands.h"
@@ -19,6 +21,42 @@ void AddSeconds(CLI::App* cmd, const std::string& name, std::chrono::seconds* va
 }
 
 }  // namespace
+
+namespace {
+std::string SecondsText(std::chrono::milliseconds ms) {
+  std::ostringstream text;
+  text << static_cast<double>(ms.count()) / 1000;
+  return text.str();
+}
+}  // namespace
+
+std::vector<CLI::Option*> AddBoundsOptions(CLI::App* cmd,
+                                           std::chrono::milliseconds* request_timeout,
+                                           std::size_t* max_expansions,
+                                           std::size_t* max_reply_bytes) {
+  CLI::Option* timeout =
+      cmd->add_option_function<double>(
+             "--request-timeout",
+             [request_timeout](double seconds) {
+               *request_timeout = std::chrono::milliseconds(std::llround(seconds * 1000));
+             },
+             "seconds a request may work before it is stopped (503 over HTTP, JSON-RPC error "
+             "-32001 over MCP); 0: no deadline")
+          ->default_str(SecondsText(*request_timeout))
+          ->check(CLI::Range(0.0, 3600.0));
+  CLI::Option* expansions =
+      cmd->add_option("--max-expansions", *max_expansions,
+                      "dictionary words a query's prefixes may expand to, all together (422 past "
+                      "it)")
+          ->capture_default_str()
+          ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
+  CLI::Option* reply =
+      cmd->add_option("--max-reply-bytes", *max_reply_bytes,
+                      "byte budget of a search reply's hits; the rest are left out and counted")
+          ->capture_default_str()
+          ->check(CLI::Range(std::size_t{4096}, std::size_t{1} << 31));
+  return {timeout, expansions, reply};
+}
 
 void AddServeCommand(CLI::App* app, server::http::ServeOptions* options, std::string* run) {
   CLI::App* cmd = app->add_subcommand("serve", "serve the HTTP API and /mcp over a store");
@@ -66,6 +104,11 @@ void AddServeCommand(CLI::App* app, server::http::ServeOptions* options, std::st
                   "engine requests accepted at once (queued or running); more get 503")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
+  cmd->add_option("--max-in-flight-per-agent", options->max_in_flight_per_agent,
+                  "with --keys: engine requests one agent may have at once; more get 503")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  AddBoundsOptions(cmd, &limits.request_timeout, &limits.max_expansions, &limits.max_reply_bytes);
   cmd->add_option("--max-connections", server.max_connections,
                   "open connections; one more is answered 503 and closed")
       ->capture_default_str()
@@ -87,7 +130,7 @@ void AddServeCommand(CLI::App* app, server::http::ServeOptions* options, std::st
       ->check(CLI::Range(std::size_t{256}, std::size_t{1} << 20));
   AddSeconds(cmd, "--idle-timeout", &server.idle_timeout,
              "seconds a connection may wait for a request's first byte", 3600);
-  AddSeconds(cmd, "--request-timeout", &server.request_timeout,
+  AddSeconds(cmd, "--receive-timeout", &server.receive_timeout,
              "seconds from a request's first byte to its last (head and body, in total)", 3600);
   AddSeconds(cmd, "--write-timeout", &server.write_timeout, "seconds to write a response", 3600);
   AddSeconds(cmd, "--shutdown-grace", &server.shutdown_grace,

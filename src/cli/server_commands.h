@@ -3,12 +3,16 @@
 #ifndef ENGRAM_CLI_SERVER_COMMANDS_H_
 #define ENGRAM_CLI_SERVER_COMMANDS_H_
 
+#include <chrono>
+#include <cstddef>
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "server/http/serve.h"
+#include "server/mcp/mcp_server.h"
 
 namespace engram::cli {
 
@@ -17,7 +21,16 @@ struct McpCommandOptions {
   std::string connect;  // forward to the server at this URL
   std::string key_env;  // the variable holding the server's API key
   int timeout_seconds = 60;
+  server::mcp::McpOptions mcp;  // with --db: the bounds (--request-timeout, ...)
 };
+
+// The flags of the bounds on each request's work, shared by serve and mcp:
+// --request-timeout SECONDS (0: none), --max-expansions, --max-reply-bytes.
+// Returns the three options.
+std::vector<CLI::Option*> AddBoundsOptions(CLI::App* cmd,
+                                           std::chrono::milliseconds* request_timeout,
+                                           std::size_t* max_expansions,
+                                           std::size_t* max_reply_bytes);
 
 void AddServeCommand(CLI::App* app, server::http::ServeOptions* options, std::string* run);
 int RunServe(const server::http::ServeOptions& options, std::ostream& out, std::ostream& err);

@@ -60,15 +60,19 @@ struct Engine::Impl {
   StatusOr<std::shared_ptr<engine::Collection>> Load(const storage::CollectionRow& row);
 
   // Runs `request` (its query and filter already parsed) on `collection`
-  // under its shared lock, mapping hits to ids and records.
-  StatusOr<SearchResponse> Run(const engine::Collection& collection,
-                               const search::Request& request) const;
+  // under its shared lock, mapping hits to ids and records within
+  // `max_reply_bytes` (RequestBounds).
+  StatusOr<SearchResponse> Run(const engine::Collection& collection, const search::Request& request,
+                               std::size_t max_reply_bytes = 0) const;
 
   // The listing of SearchRequest (no query, no vector): the first k records
   // passing `filter` (null: all) that `scope` (null: unscoped) may read,
-  // newest time field first, then by id.
-  SearchResponse List(const engine::Collection& collection, const filter::CompiledFilter* filter,
-                      const filter::CompiledFilter* scope, std::size_t k) const;
+  // newest time field first, then by id. DeadlineExceeded when `deadline`
+  // passes first.
+  StatusOr<SearchResponse> List(const engine::Collection& collection,
+                                const filter::CompiledFilter* filter,
+                                const filter::CompiledFilter* scope, std::size_t k,
+                                const Deadline& deadline, std::size_t max_reply_bytes) const;
 
   // Removes the records `docs` durably, then from memory (the caller holds
   // `writer`).

@@ -14,6 +14,22 @@ namespace engram {
 
 using engine::Collection;
 
+namespace {
+
+static_assert(RequestBounds{}.max_expansions == text::kDefaultMaxExpansions);
+
+// Whether one more hit (its id and record, and kHitReplyBytes for the rest)
+// fits the reply budget (0: none); adds it to *spent when it does.
+bool Fits(std::size_t budget, std::size_t* spent, const std::string& id,
+          const std::string& record) {
+  const std::size_t cost = id.size() + record.size() + kHitReplyBytes;
+  if (budget > 0 && *spent + cost > budget) return false;
+  *spent += cost;
+  return true;
+}
+
+}  // namespace
+
 StatusOr<std::optional<std::string>> Engine::Get(std::string_view collection, std::string_view id,
                                                  const std::optional<Scope>& scope,
                                                  const std::optional<std::string>& agent) const {
@@ -27,8 +43,8 @@ StatusOr<std::optional<std::string>> Engine::Get(std::string_view collection, st
   return std::optional<std::string>(reader.body_of(*doc));
 }
 
-StatusOr<SearchResponse> Engine::Impl::Run(const Collection& c,
-                                           const search::Request& request) const {
+StatusOr<SearchResponse> Engine::Impl::Run(const Collection& c, const search::Request& request,
+                                           std::size_t max_reply_bytes) const {
   const Collection::Reader reader = c.Read();
   StatusOr<search::Result> result = search::Search(reader.View(), request);
   SearchResponse response;
@@ -37,7 +53,19 @@ StatusOr<SearchResponse> Engine::Impl::Run(const Collection& c,
     response.rejected = Diagnostic{400, "request.invalid", "", result.status().message()};
     return response;
   }
-  for (const search::Hit& h : result.value().hits) {
+  if (result.value().rejected) {
+    response.rejected = std::move(result.value().rejected);
+    return response;
+  }
+  const std::vector<search::Hit>& hits = result.value().hits;
+  std::size_t spent = 0;
+  for (std::size_t i = 0; i < hits.size(); ++i) {
+    const search::Hit& h = hits[i];
+    if (!Fits(max_reply_bytes, &spent, reader.id_of(h.doc), reader.body_of(h.doc))) {
+      response.truncated = true;
+      response.omitted = hits.size() - i;
+      break;
+    }
     SearchHit hit;
     hit.id = reader.id_of(h.doc);
     hit.score = h.score;
@@ -54,12 +82,17 @@ StatusOr<SearchResponse> Engine::Impl::Run(const Collection& c,
   return response;
 }
 
-SearchResponse Engine::Impl::List(const Collection& c, const filter::CompiledFilter* filter,
-                                  const filter::CompiledFilter* scope, std::size_t k) const {
+StatusOr<SearchResponse> Engine::Impl::List(const Collection& c,
+                                            const filter::CompiledFilter* filter,
+                                            const filter::CompiledFilter* scope, std::size_t k,
+                                            const Deadline& deadline,
+                                            std::size_t max_reply_bytes) const {
   const Collection::Reader reader = c.Read();
-  roaring::Roaring allowed = filter != nullptr ? reader.metadata().Evaluate(filter->optimized.root)
-                                               : reader.metadata().live();
-  if (scope != nullptr) allowed &= reader.metadata().Evaluate(scope->optimized.root);
+  roaring::Roaring allowed = filter != nullptr
+                                 ? reader.metadata().Evaluate(filter->optimized.root, &deadline)
+                                 : reader.metadata().live();
+  if (scope != nullptr) allowed &= reader.metadata().Evaluate(scope->optimized.root, &deadline);
+  RETURN_IF_ERROR(deadline.Check("filtering"));
   const std::optional<std::uint32_t> time_slot = c.time_slot();
   // Newest first (absent times last), then by id: a total order, so pages are stable.
   auto time_of = [&](std::uint32_t doc) -> const Value* {
@@ -77,12 +110,33 @@ SearchResponse Engine::Impl::List(const Collection& c, const filter::CompiledFil
     }
     return reader.id_of(a) < reader.id_of(b);
   };
-  std::vector<std::uint32_t> docs(allowed.begin(), allowed.end());
-  const std::size_t n = std::min(k, docs.size());
-  std::partial_sort(docs.begin(), docs.begin() + static_cast<std::ptrdiff_t>(n), docs.end(),
-                    before);
+  // The k first by `before`, in one pass over the allowed records with a
+  // heap of k (its top the last kept), polling the deadline.
+  std::vector<std::uint32_t> docs;
+  docs.reserve(std::min<std::uint64_t>(k, allowed.cardinality()));
+  DeadlinePoll poll(&deadline);
+  for (const std::uint32_t doc : allowed) {
+    if (poll.Passed()) break;
+    if (docs.size() < k) {
+      docs.push_back(doc);
+      std::push_heap(docs.begin(), docs.end(), before);
+    } else if (before(doc, docs.front())) {
+      std::pop_heap(docs.begin(), docs.end(), before);
+      docs.back() = doc;
+      std::push_heap(docs.begin(), docs.end(), before);
+    }
+  }
+  RETURN_IF_ERROR(deadline.Check("listing"));
+  std::sort_heap(docs.begin(), docs.end(), before);
+  const std::size_t n = docs.size();
   SearchResponse response;
+  std::size_t spent = 0;
   for (std::size_t i = 0; i < n; ++i) {
+    if (!Fits(max_reply_bytes, &spent, reader.id_of(docs[i]), reader.body_of(docs[i]))) {
+      response.truncated = true;
+      response.omitted = n - i;
+      break;
+    }
     SearchHit hit;
     hit.id = reader.id_of(docs[i]);
     hit.score = 1;
@@ -96,8 +150,11 @@ SearchResponse Engine::Impl::List(const Collection& c, const filter::CompiledFil
 StatusOr<SearchResponse> Engine::Search(std::string_view collection,
                                         const SearchRequest& request) const {
   ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
+  const Deadline deadline(request.bounds.deadline);
   SearchResponse rejected;
   search::Request r;
+  r.deadline = &deadline;
+  r.max_expansions = request.bounds.max_expansions;
   std::optional<Checked<filter::CompiledFilter>> compiled;
   if (!request.filter.empty()) {
     const FilterDialect dialect = request.dialect.value_or(FilterDialect::kVectorFilter);
@@ -118,7 +175,7 @@ StatusOr<SearchResponse> Engine::Search(std::string_view collection,
                                      "k must be in [1, " + std::to_string(search::kMaxK) + "]"};
       return rejected;
     }
-    return impl_->List(*c, r.filter, r.scope, request.k);
+    return impl_->List(*c, r.filter, r.scope, request.k, deadline, request.bounds.max_reply_bytes);
   }
   if (request.query) {
     text::QueryOptions options;
@@ -151,7 +208,7 @@ StatusOr<SearchResponse> Engine::Search(std::string_view collection,
   r.score_threshold = request.score_threshold;
   r.explain = request.explain;
   r.impact = request.impact;
-  return impl_->Run(*c, r);
+  return impl_->Run(*c, r, request.bounds.max_reply_bytes);
 }
 
 }  // namespace engram

@@ -161,7 +161,9 @@ std::vector<RetrieveSpec> Engine::ListRetrieves() const {
 
 StatusOr<SearchResponse> Engine::Retrieve(std::string_view name, std::string_view query,
                                           std::optional<std::vector<float>> vector,
-                                          const std::optional<Scope>& scope) const {
+                                          const std::optional<Scope>& scope,
+                                          const RequestBounds& bounds) const {
+  const Deadline deadline(bounds.deadline);
   std::shared_ptr<const RetrieveState> state;
   {
     std::lock_guard<std::mutex> lock(impl_->retrieve_mutex);
@@ -173,6 +175,8 @@ StatusOr<SearchResponse> Engine::Retrieve(std::string_view name, std::string_vie
   }
   ASSIGN_OR_RETURN(std::shared_ptr<engine::Collection> c, impl_->Find(state->spec.collection));
   search::Request r;
+  r.deadline = &deadline;
+  r.max_expansions = bounds.max_expansions;
   const bool text = c->has_text() && !Blank(query);
   const bool vectors = c->has_vectors() && vector.has_value();
   if (text) {
@@ -198,7 +202,7 @@ StatusOr<SearchResponse> Engine::Retrieve(std::string_view name, std::string_vie
   r.k = state->spec.top_k;
   // The threshold is a distance (SEARCH.md §2): it applies when vectors are searched.
   if (vectors && state->spec.threshold > 0) r.threshold = state->spec.threshold;
-  return impl_->Run(*c, r);
+  return impl_->Run(*c, r, bounds.max_reply_bytes);
 }
 
 }  // namespace engram

@@ -133,7 +133,9 @@ StatusOr<WriteResult> Engine::Delete(std::string_view collection, std::span<cons
 
 StatusOr<WriteResult> Engine::DeleteWhere(std::string_view collection, FilterDialect dialect,
                                           std::string_view filter_text,
-                                          const std::optional<Scope>& scope) {
+                                          const std::optional<Scope>& scope,
+                                          const RequestBounds& bounds) {
+  const Deadline deadline(bounds.deadline);
   ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
   Checked<filter::CompiledFilter> compiled = c->CompileFilter(dialect, filter_text);
   if (!compiled.ok()) return Rejected(compiled.diagnostic());
@@ -144,7 +146,9 @@ StatusOr<WriteResult> Engine::DeleteWhere(std::string_view collection, FilterDia
   ASSIGN_OR_RETURN(Collection::Writer writer, c->Write());
   // No other writer can change the collection now: the metadata index is
   // read without the shared lock.
-  const roaring::Roaring matched = writer.metadata().Evaluate(compiled.value().optimized.root);
+  const roaring::Roaring matched =
+      writer.metadata().Evaluate(compiled.value().optimized.root, &deadline);
+  RETURN_IF_ERROR(deadline.Check("filtering"));  // nothing deleted
   const std::vector<std::uint32_t> docs(matched.begin(), matched.end());
   return impl_->RemoveDocs(writer, docs);
 }

@@ -1,9 +1,14 @@
 #include "filter/compiler.h"
 
+#include <random>
+
 #include <gtest/gtest.h>
 
+#include "filter/eval/evaluator.h"
 #include "filter/ir/printer.h"
+#include "filter/largest_filters.h"
 #include "filter/test_schema.h"
+#include "schema/presets.h"
 
 namespace engram::filter {
 namespace {
@@ -53,6 +58,41 @@ TEST(Compiler, OriginsNameTheOpAsWritten) {
   EXPECT_EQ(c.value().checked.root.origin, "neq:s");
   auto v = Compile(Dialect::kVectorFilter, R"({"s":"a"})", TestSchema());
   EXPECT_EQ(v.value().checked.root.origin, "$eq:s");
+}
+
+// The largest filters the limits allow (largest_filters.h), the worst cases
+// for the optimiser: each compiles, and its optimised form and Program agree
+// with the checked IR on records drawn from the same values. (Each limit
+// one past is in the dialect corpora: tests/corpus/filter/*/limits.test.)
+TEST(Compiler, LargestFiltersCompileAndKeepTheirMeaning) {
+  const std::shared_ptr<const Schema> schema = MemorySchema();
+  auto slot = [&](const char* name) { return schema->Find(name)->slot; };
+  std::mt19937_64 rng(18);
+  std::vector<std::vector<Value>> rows;
+  for (int i = 0; i < 400; ++i) {
+    std::vector<Value> row(schema->fields().size());
+    row[slot("session_id")] = "s" + std::to_string(i % 7 == 0 ? 0 : rng() % 1000);
+    row[slot("tool")] = "t" + std::to_string(rng() % 4);
+    const auto& words = kLargestFilterWords;
+    row[slot("title")] = words[rng() % words.size()] + " " + words[rng() % words.size()];
+    row[slot("context")] = words[rng() % words.size()];
+    row[slot("sequence_order")] = static_cast<std::int64_t>(1 + rng() % 300);
+    rows.push_back(std::move(row));
+  }
+  for (const LargestFilter& f : LargestFilters()) {
+    ASSERT_LE(f.text.size(), 65536u) << f.name;
+    Checked<CompiledFilter> c = Compile(f.dialect, f.text, schema);
+    ASSERT_TRUE(c.ok()) << f.name << ": " << c.diagnostic().message;
+    std::size_t matched = 0;
+    for (const std::vector<Value>& row : rows) {
+      const bool want = Evaluate(c.value().checked.root, row);
+      ASSERT_EQ(Evaluate(c.value().optimized.root, row), want) << f.name;
+      ASSERT_EQ(c.value().program.Matches(row), want) << f.name;
+      matched += want ? 1 : 0;
+    }
+    std::printf("%-60s %6zu bytes, %3zu of %zu records\n", f.name.c_str(), f.text.size(), matched,
+                rows.size());
+  }
 }
 
 }  // namespace

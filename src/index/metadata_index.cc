@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <utility>
 
-#include "base/unicode.h"
 #include "filter/eval/evaluator.h"
 
 namespace engram::index {
@@ -11,6 +10,10 @@ namespace {
 
 using filter::Node;
 using filter::Op;
+
+// At most this many records left in an `and`: its substring tests read their
+// rows (about 100 ns each) rather than the trigram index.
+constexpr std::uint64_t kScanBelow = 2048;
 
 bool IsSet(const Value& v) {
   return std::holds_alternative<StringSet>(v);
@@ -31,7 +34,13 @@ bool MetadataIndex::ValueOrder::operator()(const Value& a, const Value& b) const
 }
 
 MetadataIndex::MetadataIndex(std::shared_ptr<const Schema> schema)
-    : schema_(std::move(schema)), fields_(schema_->fields().size()) {}
+    : schema_(std::move(schema)), fields_(schema_->fields().size()) {
+  for (std::size_t s = 0; s < fields_.size(); ++s) {
+    if (schema_->field(s).type == FieldType::kString) {
+      fields_[s].substrings = std::make_unique<SubstringIndex>();
+    }
+  }
+}
 
 void MetadataIndex::Put(std::uint32_t record, std::vector<Value> slots) {
   Remove(record);
@@ -42,8 +51,12 @@ void MetadataIndex::Put(std::uint32_t record, std::vector<Value> slots) {
     f.present.add(record);
     if (IsSet(v)) {
       for (const std::string& e : std::get<StringSet>(v)) f.values[Value(e)].add(record);
-    } else {
-      f.values[v].add(record);
+      continue;
+    }
+    auto [it, added] = f.values.try_emplace(v);
+    it->second.add(record);
+    if (added && f.substrings && std::holds_alternative<std::string>(it->first)) {
+      f.substrings->Add(std::get<std::string>(it->first), &it->second);
     }
   }
   if (rows_.size() <= record) rows_.resize(std::size_t{record} + 1);
@@ -59,7 +72,11 @@ void MetadataIndex::Remove(std::uint32_t record) {
     auto it = f.values.find(key);
     if (it == f.values.end()) return;
     it->second.remove(record);
-    if (it->second.isEmpty()) f.values.erase(it);
+    if (!it->second.isEmpty()) return;
+    if (f.substrings && std::holds_alternative<std::string>(it->first)) {
+      f.substrings->Remove(std::get<std::string>(it->first));
+    }
+    f.values.erase(it);
   };
   for (std::size_t s = 0; s < row.size(); ++s) {
     const Value& v = row[s];
@@ -101,7 +118,8 @@ bool MetadataIndex::Comparable(std::uint32_t slot, const Value& literal) const {
 
 roaring::Roaring MetadataIndex::RangeUnion(const FieldIndex& field,
                                            const std::optional<filter::Bound>& lo,
-                                           const std::optional<filter::Bound>& hi) {
+                                           const std::optional<filter::Bound>& hi,
+                                           DeadlinePoll& poll) {
   const auto& m = field.values;
   auto first = !lo             ? m.begin()
                : lo->inclusive ? m.lower_bound(lo->value)
@@ -111,19 +129,21 @@ roaring::Roaring MetadataIndex::RangeUnion(const FieldIndex& field,
   if (first != m.end() && last != m.end() && ValueOrder{}(last->first, first->first)) last = first;
   if (first == m.end()) last = first;
   std::vector<const roaring::Roaring*> parts;
-  for (auto it = first; it != last; ++it) parts.push_back(&it->second);
+  for (auto it = first; it != last && !poll.Passed(); ++it) parts.push_back(&it->second);
   return Union(parts);
 }
 
-roaring::Roaring MetadataIndex::Scan(const Node& node, const roaring::Roaring& candidates) const {
+roaring::Roaring MetadataIndex::Scan(const Node& node, const roaring::Roaring& candidates,
+                                     DeadlinePoll& poll) const {
   roaring::Roaring out;
   for (std::uint32_t r : candidates) {
+    if (poll.Passed()) break;
     if (filter::Evaluate(node, rows_[r])) out.add(r);
   }
   return out;
 }
 
-roaring::Roaring MetadataIndex::Leaf(const Node& n) const {
+roaring::Roaring MetadataIndex::Leaf(const Node& n, DeadlinePoll& poll) const {
   const FieldIndex& f = fields_[n.slot];
   const bool set_field = schema_->field(n.slot).type == FieldType::kStringSet;
   std::vector<const roaring::Roaring*> parts;
@@ -147,13 +167,13 @@ roaring::Roaring MetadataIndex::Leaf(const Node& n) const {
           if (const auto* b = bucket(lit)) return f.present - *b;
           return f.present;
         case CmpOp::kLt:
-          return RangeUnion(f, std::nullopt, filter::Bound{lit, false});
+          return RangeUnion(f, std::nullopt, filter::Bound{lit, false}, poll);
         case CmpOp::kLe:
-          return RangeUnion(f, std::nullopt, filter::Bound{lit, true});
+          return RangeUnion(f, std::nullopt, filter::Bound{lit, true}, poll);
         case CmpOp::kGt:
-          return RangeUnion(f, filter::Bound{lit, false}, std::nullopt);
+          return RangeUnion(f, filter::Bound{lit, false}, std::nullopt, poll);
         case CmpOp::kGe:
-          return RangeUnion(f, filter::Bound{lit, true}, std::nullopt);
+          return RangeUnion(f, filter::Bound{lit, true}, std::nullopt, poll);
       }
       break;
     }
@@ -172,22 +192,16 @@ roaring::Roaring MetadataIndex::Leaf(const Node& n) const {
       return Union(parts);
     case Op::kContains:
     case Op::kIContains: {
-      if (schema_->field(n.slot).type != FieldType::kString) break;
+      if (!f.substrings) break;
       const std::string& needle = std::get<std::string>(n.values[0]);
-      for (const auto& [key, records] : f.values) {
-        const std::string& s = std::get<std::string>(key);
-        // kIContains: the literal was folded when the filter was checked.
-        const bool hit = n.op == Op::kContains ? s.find(needle) != std::string::npos
-                                               : FoldCase(s).find(needle) != std::string::npos;
-        if (hit) parts.push_back(&records);
-      }
-      return Union(parts);
+      if (needle.empty()) return f.present;  // every string holds ""
+      return Union(f.substrings->Find(needle, n.op == Op::kIContains, poll));
     }
     case Op::kRange: {
       if (set_field) break;
       if ((n.lo && !Comparable(n.slot, n.lo->value)) || (n.hi && !Comparable(n.slot, n.hi->value)))
         return {};
-      return RangeUnion(f, n.lo, n.hi);
+      return RangeUnion(f, n.lo, n.hi, poll);
     }
     default:
       break;
@@ -196,35 +210,45 @@ roaring::Roaring MetadataIndex::Leaf(const Node& n) const {
   // the records that have the fields.
   roaring::Roaring candidates = f.present;
   if (n.op == Op::kCmpFields || n.op == Op::kInField) candidates &= fields_[n.other].present;
-  return Scan(n, candidates);
+  return Scan(n, candidates, poll);
 }
 
-roaring::Roaring MetadataIndex::Evaluate(const Node& n) const {
+roaring::Roaring MetadataIndex::Evaluate(const Node& n, const Deadline* deadline) const {
+  DeadlinePoll poll(deadline, 16);
+  return Eval(n, poll);
+}
+
+roaring::Roaring MetadataIndex::Eval(const Node& n, DeadlinePoll& poll) const {
+  if (poll.Passed()) return {};
   switch (n.op) {
     case Op::kTrue:
       return live_;
     case Op::kFalse:
       return {};
     case Op::kNot:
-      return live_ - Evaluate(n.children[0]);
+      return live_ - Eval(n.children[0], poll);
     case Op::kOr: {
       std::vector<roaring::Roaring> sets;
       sets.reserve(n.children.size());
-      for (const Node& c : n.children) sets.push_back(Evaluate(c));
+      for (const Node& c : n.children) sets.push_back(Eval(c, poll));
       std::vector<const roaring::Roaring*> parts;
       for (const auto& s : sets) parts.push_back(&s);
       return Union(parts);
     }
     case Op::kAnd: {
       // Intersect the materialised children smallest first; comparisons
-      // between fields then read only the rows that are left.
+      // between fields then read only the rows that are left, and so do
+      // substring tests when few rows are left (a tenant's records: cheaper
+      // than asking the substring index about every tenant's values).
       std::vector<roaring::Roaring> sets;
-      std::vector<const Node*> scans;
+      std::vector<const Node*> scans, substrings;
       for (const Node& c : n.children) {
         if (c.op == Op::kCmpFields || c.op == Op::kInField) {
           scans.push_back(&c);
+        } else if (c.op == Op::kContains || c.op == Op::kIContains) {
+          substrings.push_back(&c);
         } else {
-          sets.push_back(Evaluate(c));
+          sets.push_back(Eval(c, poll));
         }
       }
       std::sort(sets.begin(), sets.end(), [](const roaring::Roaring& a, const roaring::Roaring& b) {
@@ -232,18 +256,22 @@ roaring::Roaring MetadataIndex::Evaluate(const Node& n) const {
       });
       roaring::Roaring out = sets.empty() ? live_ : std::move(sets[0]);
       for (std::size_t i = 1; i < sets.size() && !out.isEmpty(); ++i) out &= sets[i];
+      for (const Node* c : substrings) {
+        if (out.isEmpty()) break;
+        out = out.cardinality() <= kScanBelow ? Scan(*c, out, poll) : out & Leaf(*c, poll);
+      }
       for (const Node* c : scans) {
         if (out.isEmpty()) break;
-        out = Scan(*c, out);
+        out = Scan(*c, out, poll);
       }
       return out;
     }
     default:
-      return Leaf(n);
+      return Leaf(n, poll);
   }
 }
 
-double MetadataIndex::LeafEstimate(const Node& n) const {
+double MetadataIndex::LeafEstimate(const Node& n, DeadlinePoll& poll) const {
   const FieldIndex& f = fields_[n.slot];
   if (n.op == Op::kExists) return static_cast<double>(f.present.cardinality());
   if (n.op == Op::kCmp && n.cmp == filter::CmpOp::kEq && Comparable(n.slot, n.values[0])) {
@@ -252,31 +280,37 @@ double MetadataIndex::LeafEstimate(const Node& n) const {
   }
   // Everything else is counted exactly: a union of a few buckets, or one pass
   // over the field's distinct values or rows.
-  return static_cast<double>(Leaf(n).cardinality());
+  return static_cast<double>(Leaf(n, poll).cardinality());
 }
 
-double MetadataIndex::Estimate(const Node& n) const {
+double MetadataIndex::Estimate(const Node& n, const Deadline* deadline) const {
+  DeadlinePoll poll(deadline, 16);
+  return Estimate(n, poll);
+}
+
+double MetadataIndex::Estimate(const Node& n, DeadlinePoll& poll) const {
   const auto live = static_cast<double>(live_.cardinality());
+  if (poll.Passed()) return 0;
   switch (n.op) {
     case Op::kTrue:
       return live;
     case Op::kFalse:
       return 0;
     case Op::kNot:
-      return live - Estimate(n.children[0]);
+      return live - Estimate(n.children[0], poll);
     case Op::kAnd:
     case Op::kOr: {
       if (live == 0) return 0;
       // Independence: P(and) = product of P(child); P(or) = 1 - product of (1 - P(child)).
       double p = 1;
       for (const Node& c : n.children) {
-        const double pc = std::clamp(Estimate(c) / live, 0.0, 1.0);
+        const double pc = std::clamp(Estimate(c, poll) / live, 0.0, 1.0);
         p *= n.op == Op::kAnd ? pc : 1 - pc;
       }
       return live * (n.op == Op::kAnd ? p : 1 - p);
     }
     default:
-      return LeafEstimate(n);
+      return LeafEstimate(n, poll);
   }
 }
 

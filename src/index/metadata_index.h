@@ -6,6 +6,8 @@
 // (filter/eval/evaluator.h): absent fields are false, `not` inverts, int and
 // float compare exactly. It also estimates how many records a filter keeps,
 // for the planners. Writes are not thread-safe; concurrent const use is.
+// `contains` and `icontains` are answered by a trigram index over each
+// string field's distinct values (substring_index.h).
 #ifndef ENGRAM_INDEX_METADATA_INDEX_H_
 #define ENGRAM_INDEX_METADATA_INDEX_H_
 
@@ -14,8 +16,10 @@
 #include <memory>
 #include <vector>
 
+#include "base/deadline.h"
 #include "base/roaring.h"
 #include "filter/ir/ir.h"
+#include "index/substring_index.h"
 #include "schema/schema.h"
 #include "schema/value.h"
 
@@ -24,6 +28,11 @@ namespace engram::index {
 class MetadataIndex {
  public:
   explicit MetadataIndex(std::shared_ptr<const Schema> schema);
+  // Movable, not copyable: the substring indexes point into the value maps.
+  MetadataIndex(MetadataIndex&&) = default;
+  MetadataIndex& operator=(MetadataIndex&&) = default;
+  MetadataIndex(const MetadataIndex&) = delete;
+  MetadataIndex& operator=(const MetadataIndex&) = delete;
 
   // Indexes record number `record` with its slot values (Record::slots: one
   // per schema field, monostate when absent), replacing what it had.
@@ -38,11 +47,14 @@ class MetadataIndex {
   const Schema& schema() const { return *schema_; }
 
   // The live records that pass `node`, a filter checked against this schema:
-  // exactly the records on which filter::Evaluate(node, row) is true.
-  roaring::Roaring Evaluate(const filter::Node& node) const;
+  // exactly the records on which filter::Evaluate(node, row) is true. When
+  // `deadline` passes the walk stops and the set is incomplete: the caller,
+  // which owns the deadline, reports it.
+  roaring::Roaring Evaluate(const filter::Node& node, const Deadline* deadline = nullptr) const;
   // About Evaluate(node).cardinality(), without building the junctions' sets:
-  // exact for leaves, independence across and/or, complement for not.
-  double Estimate(const filter::Node& node) const;
+  // exact for leaves, independence across and/or, complement for not. Stops
+  // like Evaluate.
+  double Estimate(const filter::Node& node, const Deadline* deadline = nullptr) const;
 
  private:
   // Values of one field compare by CompareValues (exactly across int and
@@ -53,17 +65,21 @@ class MetadataIndex {
   struct FieldIndex {
     roaring::Roaring present;
     std::map<Value, roaring::Roaring, ValueOrder> values;  // set<string>: elements
+    std::unique_ptr<SubstringIndex> substrings;            // string fields only
   };
-  roaring::Roaring Leaf(const filter::Node& node) const;
+  roaring::Roaring Eval(const filter::Node& node, DeadlinePoll& poll) const;
+  double Estimate(const filter::Node& node, DeadlinePoll& poll) const;
+  roaring::Roaring Leaf(const filter::Node& node, DeadlinePoll& poll) const;
   // The records whose value of `field` lies within lo and hi (either may be
   // absent: open); both bounds comparable with the field's type.
   static roaring::Roaring RangeUnion(const FieldIndex& field,
                                      const std::optional<filter::Bound>& lo,
-                                     const std::optional<filter::Bound>& hi);
+                                     const std::optional<filter::Bound>& hi, DeadlinePoll& poll);
   // Records of `candidates` whose row passes the leaf `node` (fields compared
   // with each other need the rows).
-  roaring::Roaring Scan(const filter::Node& node, const roaring::Roaring& candidates) const;
-  double LeafEstimate(const filter::Node& node) const;
+  roaring::Roaring Scan(const filter::Node& node, const roaring::Roaring& candidates,
+                        DeadlinePoll& poll) const;
+  double LeafEstimate(const filter::Node& node, DeadlinePoll& poll) const;
   bool Comparable(std::uint32_t slot, const Value& literal) const;
 
   std::shared_ptr<const Schema> schema_;

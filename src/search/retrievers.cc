@@ -18,10 +18,10 @@ std::int64_t MicrosSince(std::chrono::steady_clock::time_point start) {
 }  // namespace
 
 TextRun RetrieveText(const text::TextIndex& index, const text::DefaultQuery& query, std::size_t n,
-                     const roaring::Roaring* allowed) {
+                     const roaring::Roaring* allowed, const text::TextSearchOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   TextRun run;
-  const std::vector<text::TextHit> found = index.Search(query, n, allowed, &run.stats);
+  const std::vector<text::TextHit> found = index.Search(query, n, allowed, &run.stats, options);
   run.hits.reserve(found.size());
   for (std::size_t i = 0; i < found.size(); ++i) {
     Hit h;
@@ -72,12 +72,15 @@ void KeepPassing(const index::MetadataIndex& metadata, const filter::CompiledFil
 
 std::unordered_map<std::uint32_t, double> ScoreText(const text::TextIndex& index,
                                                     const text::DefaultQuery& query,
-                                                    std::span<const std::uint32_t> docs) {
+                                                    std::span<const std::uint32_t> docs,
+                                                    const text::TextSearchOptions& options) {
   std::unordered_map<std::uint32_t, double> out;
   if (docs.empty()) return out;
   roaring::Roaring only;
   for (std::uint32_t d : docs) only.add(d);
-  for (const text::TextHit& h : index.Search(query, docs.size(), &only)) out[h.doc] = h.score;
+  for (const text::TextHit& h : index.Search(query, docs.size(), &only, nullptr, options)) {
+    out[h.doc] = h.score;
+  }
   return out;
 }
 

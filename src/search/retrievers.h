@@ -30,7 +30,7 @@ struct TextRun {
 // TextIndex::Search: BM25F with MaxScore among `allowed`; bare-word queries
 // relaxed as the index does (strict matches first).
 TextRun RetrieveText(const text::TextIndex& index, const text::DefaultQuery& query, std::size_t n,
-                     const roaring::Roaring* allowed);
+                     const roaring::Roaring* allowed, const text::TextSearchOptions& options = {});
 
 struct VectorRun {
   std::vector<Hit> hits;  // distance = ReportedDistance; score = VectorSimilarity; vector_rank set
@@ -57,7 +57,8 @@ void KeepPassing(const index::MetadataIndex& metadata, const filter::CompiledFil
 // match are absent.
 std::unordered_map<std::uint32_t, double> ScoreText(const text::TextIndex& index,
                                                     const text::DefaultQuery& query,
-                                                    std::span<const std::uint32_t> docs);
+                                                    std::span<const std::uint32_t> docs,
+                                                    const text::TextSearchOptions& options = {});
 
 }  // namespace engram::search
 

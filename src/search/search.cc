@@ -15,6 +15,7 @@
 #include "search/retrievers.h"
 #include "search/temporal.h"
 #include "search/thresholds.h"
+#include "text/rank/plan.h"
 
 namespace engram::search {
 namespace {
@@ -126,18 +127,31 @@ struct Runs {
   VectorRun vector;
 };
 
+text::TextSearchOptions TextOptions(const Request& r) {
+  text::TextSearchOptions options;
+  options.max_expansions = r.max_expansions;
+  options.deadline = r.deadline;
+  return options;
+}
+
+Status CheckDeadline(const Request& r, std::string_view stage) {
+  return r.deadline == nullptr ? Status::Ok() : r.deadline->Check(stage);
+}
+
 StatusOr<Runs> RunRetrievers(const CollectionView& c, const Request& r, const Plan& plan,
                              std::size_t n, const roaring::Roaring* allowed) {
   Runs runs;
-  if (plan.text) runs.text = RetrieveText(*c.text, *r.query, n, allowed);
+  if (plan.text) runs.text = RetrieveText(*c.text, *r.query, n, allowed, TextOptions(r));
   if (plan.vector) {
     vector::VectorSearchOptions options;
     options.k = n;
     options.ef = r.ef;
     options.plan = r.vector_plan;
+    options.deadline = r.deadline;
     ASSIGN_OR_RETURN(runs.vector,
                      RetrieveVector(*c.vectors, plan.metric, r.vector, options, allowed));
   }
+  RETURN_IF_ERROR(CheckDeadline(r, "retrieval"));
   return runs;
 }
 
@@ -158,8 +172,20 @@ json::Value OrNull(std::optional<double> x) {
 
 StatusOr<Result> Search(const CollectionView& c, const Request& r) {
   Stopwatch total, lap;
+  RETURN_IF_ERROR(CheckDeadline(r, "queueing"));
   Plan plan;
   RETURN_IF_ERROR(Validate(c, r, &plan));
+  if (plan.text && r.query->root) {
+    // The cap on prefix expansion (text/rank/plan.h), before any work: a
+    // query past it is refused, not run slowly or cut short.
+    if (std::optional<std::string> over =
+            text::CheckExpansions(c.text->data(), *r.query->root, r.max_expansions)) {
+      Result refused;
+      refused.rejected =
+          Diagnostic{400, "query.too_many_expansions", "", "query.too_many_expansions: " + *over};
+      return refused;
+    }
+  }
   std::vector<float> prepared;  // the query vector in stored form, for distances
   if (!r.vector.empty()) {
     StatusOr<std::vector<float>> p = c.vectors->store().PrepareQuery(r.vector);
@@ -184,12 +210,13 @@ StatusOr<Result> Search(const CollectionView& c, const Request& r) {
   // of them passing the filter, built in pre mode. Retrieval runs inside
   // the tighter of the two in every mode, so the scope is never post-filtered.
   std::optional<roaring::Roaring> readable;
-  if (r.scope != nullptr) readable = metadata.Evaluate(r.scope->optimized.root);
+  if (r.scope != nullptr) readable = metadata.Evaluate(r.scope->optimized.root, r.deadline);
   const roaring::Roaring* within = readable ? &*readable : nullptr;
   std::optional<roaring::Roaring> allowed;
   if (r.filter != nullptr && !post) {
-    allowed = metadata.Evaluate(r.filter->optimized.root);
+    allowed = metadata.Evaluate(r.filter->optimized.root, r.deadline);
     if (readable) *allowed &= *readable;
+    RETURN_IF_ERROR(CheckDeadline(r, "filtering"));
   }
   timings["filter"] = lap.Lap();
 
@@ -234,18 +261,20 @@ StatusOr<Result> Search(const CollectionView& c, const Request& r) {
     for (const Hit& h : hits) {
       if (!h.bm25) missing.push_back(h.doc);
     }
-    const auto scores = ScoreText(*c.text, *r.query, missing);
+    const auto scores = ScoreText(*c.text, *r.query, missing, TextOptions(r));
     for (Hit& h : hits) {
       if (auto it = scores.find(h.doc); !h.bm25 && it != scores.end()) h.bm25 = it->second;
     }
   }
-  const double max_bm25 = plan.text ? MaxAttainableBm25(*c.text, *r.query, within) : 0;
+  const double max_bm25 =
+      plan.text ? MaxAttainableBm25(*c.text, *r.query, within, r.max_expansions) : 0;
   for (Hit& h : hits) {
     double rel = 0;
     if (plan.text && h.bm25) rel = std::max(rel, TextRelevance(*h.bm25, max_bm25));
     if (plan.vector && h.distance) rel = std::max(rel, VectorRelevance(plan.metric, *h.distance));
     h.relevance = rel;
   }
+  RETURN_IF_ERROR(CheckDeadline(r, "scoring"));
   timings["signals"] = lap.Lap();
 
   const CutCounts cut = ApplyThresholds(r.threshold, r.score_threshold, &hits);
@@ -288,9 +317,10 @@ StatusOr<Result> Search(const CollectionView& c, const Request& r) {
     std::optional<std::size_t> n;
     if (allowed) n = allowed->cardinality();
     std::optional<double> estimate;
-    if (!readable) estimate = metadata.Estimate(r.filter->optimized.root);
+    if (!readable) estimate = metadata.Estimate(r.filter->optimized.root, r.deadline);
     ex["filter"] =
         FilterExplain(*r.filter, plan.filter_mode, plan.filter_mode_reason, live, estimate, n);
+    RETURN_IF_ERROR(CheckDeadline(r, "explain"));
   }
   ex["text"] =
       plan.text ? TextExplain(runs.text, fetch_k, max_bm25, !readable) : json::Value(nullptr);

@@ -13,7 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "base/deadline.h"
 #include "base/json.h"
+#include "engram/diagnostic.h"
 #include "engram/status.h"
 #include "filter/compiler.h"
 #include "index/metadata_index.h"
@@ -67,6 +69,11 @@ struct Request {
   std::optional<vector::VectorPlan> vector_plan;
   bool explain = false;
   bool impact = false;
+  // Bounds on the work (README.md "Bounds"): the cap on the dictionary words
+  // the query's prefixes expand to, all together, and the deadline every
+  // long loop polls (null: none).
+  std::size_t max_expansions = text::kDefaultMaxExpansions;
+  const Deadline* deadline = nullptr;
 };
 
 struct Hit {
@@ -87,6 +94,10 @@ struct Hit {
 };
 
 struct Result {
+  // A query the collection's index refuses to run: its prefixes expand to
+  // more than `max_expansions` words (kind query.too_many_expansions). No
+  // hits then.
+  std::optional<Diagnostic> rejected;
   std::vector<Hit> hits;      // best first
   json::Value filter_impact;  // null unless asked and a filter was given (SEARCH.md §3)
   json::Value explain;        // null unless asked
@@ -100,9 +111,11 @@ struct Result {
 // got 3"), for requests the collection cannot answer: an input the collection
 // has no index for, a vector of the wrong dimension or not finite, k or
 // candidate_k out of range, `threshold` with the dot metric or without a
-// query vector, `score_threshold` outside [0, 1]. The filter must be compiled
-// against the metadata index's schema. Thread-safe against other Searches;
-// the caller keeps writers out.
+// query vector, `score_threshold` outside [0, 1]. DeadlineExceeded once
+// `deadline` has passed (checked on entry, and after each stage, whose loops
+// stop early when it passes). The filter must be compiled against the
+// metadata index's schema. Thread-safe against other Searches; the caller
+// keeps writers out.
 StatusOr<Result> Search(const CollectionView& collection, const Request& request);
 
 }  // namespace engram::search

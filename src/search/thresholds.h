@@ -38,13 +38,15 @@ double VectorRelevance(vector::Metric metric, double distance);
 // (Bm25::Bound, the bound MaxScore prunes with). A document's BM25 is the sum
 // of the units it contains, each at most its bound, so no document exceeds
 // it; it depends on the query and the index, never on the other hits.
-// 0 for an empty query or one with no scoring unit (`NOT x`).
+// 0 for an empty query or one with no scoring unit (`NOT x`). Prefixes
+// expand as in TextIndex::Search (at most `max_expansions` words).
 // With `within` (a caller's readable records), the largest tf and shortest
 // length are taken over the postings of those records only, so that the
 // bound does not depend on other records but through the idf (BM25's term
 // statistics); a unit none of them contains adds nothing.
 double MaxAttainableBm25(const text::TextIndex& index, const text::DefaultQuery& query,
-                         const roaring::Roaring* within = nullptr);
+                         const roaring::Roaring* within = nullptr,
+                         std::size_t max_expansions = text::kDefaultMaxExpansions);
 
 // A text hit's relevance: bm25 / max_bm25, clamped to [0, 1]; 0 when max_bm25
 // is 0 (only score-0 matches exist).

@@ -314,6 +314,7 @@ StatusOr<std::vector<Neighbor>> VectorIndex::Search(std::span<const float> query
     HnswSearchParams params{
         ex.ef, ex.plan == VectorPlan::kGraphTwoHop ? HnswFilter::kTwoHop : HnswFilter::kWalkAll};
     params.give_up_beyond = !options.plan && allowed != nullptr;
+    params.deadline = options.deadline;
     HnswSearchStats stats;
     auto hits = GraphSearch(q, k, params, allowed, &stats);
     ex.distances += stats.distances;
@@ -326,7 +327,7 @@ StatusOr<std::vector<Neighbor>> VectorIndex::Search(std::span<const float> query
       if (!pending_.isEmpty()) {
         // Staged records are not in the graph yet: scan those allowed, merge.
         const roaring::Roaring staged = allowed != nullptr ? pending_ & *allowed : pending_;
-        std::vector<Neighbor> extra = ExactSearch(*store_, q.data(), k, &staged);
+        std::vector<Neighbor> extra = ExactSearch(*store_, q.data(), k, &staged, options.deadline);
         ex.distances += staged.cardinality();
         hits.insert(hits.end(), extra.begin(), extra.end());
         std::sort(hits.begin(), hits.end());
@@ -345,7 +346,7 @@ StatusOr<std::vector<Neighbor>> VectorIndex::Search(std::span<const float> query
     ex.plan = VectorPlan::kExact;
   }
   ex.distances += ex.allowed;
-  return ExactSearch(*store_, q.data(), k, allowed);
+  return ExactSearch(*store_, q.data(), k, allowed, options.deadline);
 }
 
 std::string VectorIndex::Serialize() const {

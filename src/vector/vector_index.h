@@ -45,6 +45,9 @@ struct VectorSearchOptions {
   std::size_t k = 10;
   std::size_t ef = 0;              // 0: the planner's choice for k
   std::optional<VectorPlan> plan;  // set: skip the planner (benchmarks, tests)
+  // When it passes, the scan or walk stops with what it has; the caller,
+  // which owns the deadline, reports it.
+  const Deadline* deadline = nullptr;
 };
 
 // What the planner saw and chose, for explain.

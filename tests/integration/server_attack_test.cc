@@ -272,7 +272,7 @@ std::vector<std::unique_ptr<RawConnection>> Open(int port, std::size_t n) {
 TEST_F(ServerAttackTest, SlowAndIdleClientsDoNotStopOthers) {
   const std::size_t files = RaiseFileLimit();
   const std::size_t idle_count = std::min<std::size_t>(1000, files > 300 ? files - 200 : 100);
-  Start({"--max-connections", "2000", "--request-timeout", "4", "--idle-timeout", "6"});
+  Start({"--max-connections", "2000", "--receive-timeout", "4", "--idle-timeout", "6"});
   Seed();
   const std::size_t rss = server_->RssKib();
   std::vector<std::unique_ptr<RawConnection>> idle = Open(port(), idle_count);

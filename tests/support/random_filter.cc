@@ -14,7 +14,7 @@ namespace {
 using namespace detail;  // NOLINT(google-build-using-namespace): test helpers
 
 const std::vector<std::string> kNeedles =  // NOLINT(cert-err58-cpp): test data
-    {"a", "b", "ab", "\xc3\xa9", "\xc3\x9f", "x", ""};
+    {"a", "b", "ab", "\xc3\xa9", "\xc3\x9f", "x", "", "abc", "STR", "tra\xc3\x9f", "x y"};
 
 json::Value NumberJson(Rng& rng, bool integers_only) {
   if (integers_only || Chance(rng, 0.5)) return Pick(rng, kInts);

@@ -1,7 +1,10 @@
 #include "filter/ir/ir.h"
 
 #include <algorithm>
+#include <functional>
+#include <type_traits>
 #include <utility>
+#include <variant>
 
 namespace engram::filter {
 
@@ -74,6 +77,62 @@ bool SameNode(const Node& a, const Node& b) {
       return a.slot == b.slot && a.other == b.other;
   }
   return false;
+}
+
+namespace {
+std::size_t Mix(std::size_t h, std::size_t x) {
+  // boost::hash_combine's mixing step.
+  return h ^ (x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+}
+
+std::size_t HashValue(const Value& v) {
+  std::size_t h = v.index();
+  std::visit(
+      [&](const auto& x) {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, double>) {
+          h = Mix(h, std::hash<double>{}(x == 0 ? 0.0 : x));  // -0.0 == 0.0
+        } else if constexpr (std::is_same_v<T, Datetime>) {
+          h = Mix(h, std::hash<std::int64_t>{}(x.micros));
+        } else if constexpr (std::is_same_v<T, StringSet>) {
+          for (const std::string& s : x) h = Mix(h, std::hash<std::string>{}(s));
+        } else if constexpr (!std::is_same_v<T, std::monostate>) {
+          h = Mix(h, std::hash<T>{}(x));
+        }
+      },
+      v);
+  return h;
+}
+
+std::size_t HashBound(const std::optional<Bound>& b) {
+  return b ? Mix(HashValue(b->value), b->inclusive ? 2 : 1) : 0;
+}
+}  // namespace
+
+std::size_t HashNode(const Node& n) {
+  std::size_t h = Mix(static_cast<std::size_t>(n.op), n.children.size());
+  switch (n.op) {
+    case Op::kTrue:
+    case Op::kFalse:
+      return h;
+    case Op::kAnd:
+    case Op::kOr:
+    case Op::kNot:
+      for (const Node& c : n.children) h = Mix(h, HashNode(c));
+      return h;
+    default:
+      break;
+  }
+  h = Mix(h, n.slot);
+  if (n.op == Op::kCmp || n.op == Op::kCmpFields) h = Mix(h, static_cast<std::size_t>(n.cmp));
+  if (n.op == Op::kCmpFields || n.op == Op::kInField) h = Mix(h, n.other);
+  const bool has_values = n.op == Op::kCmp || n.op == Op::kIn || n.op == Op::kHasAny ||
+                          n.op == Op::kContains || n.op == Op::kIContains;
+  if (has_values) {
+    for (const Value& v : n.values) h = Mix(h, HashValue(v));
+  }
+  if (n.op == Op::kRange) h = Mix(Mix(h, HashBound(n.lo)), HashBound(n.hi));
+  return h;
 }
 
 std::size_t CountNodes(const Node& n) {

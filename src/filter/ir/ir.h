@@ -75,6 +75,9 @@ Node MakeJunction(Op op, std::vector<Node> children);  // kAnd or kOr
 
 // Structural equality of meaning-bearing parts (origin ignored).
 bool SameNode(const Node& a, const Node& b);
+// A hash consistent with SameNode (equal nodes hash equal), in time linear
+// in the subtree's size.
+std::size_t HashNode(const Node& n);
 
 // Counts nodes and the depth of the tree (root depth 1).
 std::size_t CountNodes(const Node& n);

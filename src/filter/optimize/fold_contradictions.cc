@@ -1,3 +1,8 @@
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+#include <unordered_map>
 #include <utility>
 
 #include "filter/eval/evaluator.h"
@@ -16,63 +21,89 @@ std::optional<std::uint32_t> SingleSlot(const Node& n) {
   return n.slot;
 }
 
-bool IsNotOf(const Node& maybe_not, const Node& other) {
-  return maybe_not.op == Op::kNot && SameNode(maybe_not.children[0], other);
-}
-
-// True when some child is the negation of another.
+// True when some child is the negation of another: each `not`'s operand is
+// looked up among the children by hash.
 bool HasComplementaryPair(const std::vector<Node>& children) {
+  std::unordered_multimap<std::size_t, const Node*> by_hash;
+  bool any_not = false;
+  for (const Node& c : children) {
+    by_hash.emplace(HashNode(c), &c);
+    any_not = any_not || c.op == Op::kNot;
+  }
+  if (!any_not) return false;
   for (const Node& a : children) {
-    for (const Node& b : children) {
-      if (IsNotOf(a, b)) return true;
+    if (a.op != Op::kNot) continue;
+    for (auto [it, end] = by_hash.equal_range(HashNode(a.children[0])); it != end; ++it) {
+      if (SameNode(*it->second, a.children[0])) return true;
     }
   }
   return false;
 }
 
-// Within an `and`: when a field must equal one of finitely many values
-// (eq, in), try each candidate against every other constraint on that field
-// alone; if none passes them all, nothing can.
-bool EqualitiesContradict(const std::vector<Node>& children, std::uint32_t slot,
+// Orders literals so that those ValuesEqual holds for are adjacent
+// (equivalent): by type class, numbers together, then by CompareValues.
+bool MemberLess(const Value& a, const Value& b) {
+  auto rank = [](const Value& v) { return IsNumeric(v) ? std::size_t{2} : v.index(); };
+  if (rank(a) != rank(b)) return rank(a) < rank(b);
+  return CompareValues(a, b).value_or(0) < 0;
+}
+
+// The values of an eq or in leaf (a membership test), or null.
+const std::vector<Value>* Members(const Node& n) {
+  const bool member = (n.op == Op::kCmp && n.cmp == CmpOp::kEq) || n.op == Op::kIn;
+  return member ? &n.values : nullptr;
+}
+
+// Within an `and`, the constraints on one scalar field: when the field must
+// equal one of finitely many values (eq, in), each candidate is tried against
+// every constraint; if none passes them all, nothing can. Membership tests
+// (eq, in, and their `not`) are decided by binary search in their sorted
+// values, the rest by the evaluator, so the cost is about the constraints'
+// sizes times the log of the smallest list (never a list against a list).
+bool EqualitiesContradict(const std::vector<const Node*>& constraints, std::uint32_t slot,
                           std::size_t slot_count) {
-  std::vector<Value> candidates;
-  bool restricted = false;
-  for (const Node& c : children) {
-    bool positive_eq =
-        c.slot == slot && ((c.op == Op::kCmp && c.cmp == CmpOp::kEq) || c.op == Op::kIn);
-    if (!positive_eq) continue;
-    if (!restricted) {
-      candidates = c.values;
-      restricted = true;
-    }
+  const std::vector<Value>* smallest = nullptr;
+  for (const Node* c : constraints) {
+    const std::vector<Value>* m = Members(*c);
+    if (m != nullptr && (smallest == nullptr || m->size() < smallest->size())) smallest = m;
   }
-  if (!restricted) return false;
+  if (smallest == nullptr) return false;
+  std::vector<Value> candidates = *smallest;
+  std::vector<Value> sorted;
   std::vector<Value> slots(slot_count);
-  for (const Value& candidate : candidates) {
-    slots[slot] = candidate;
-    bool all = true;
-    for (const Node& c : children) {
-      if (SingleSlot(c) == slot && !Evaluate(c, slots)) {
-        all = false;
-        break;
-      }
+  for (const Node* c : constraints) {
+    if (candidates.empty()) break;
+    const bool negated = c->op == Op::kNot;
+    const std::vector<Value>* m = Members(negated ? c->children[0] : *c);
+    std::function<bool(const Value&)> passes;
+    if (m != nullptr) {
+      sorted = *m;
+      std::sort(sorted.begin(), sorted.end(), MemberLess);
+      passes = [&](const Value& v) {
+        return std::binary_search(sorted.begin(), sorted.end(), v, MemberLess) != negated;
+      };
+    } else {
+      passes = [&](const Value& v) {
+        slots[slot] = v;
+        return Evaluate(*c, slots);
+      };
     }
-    if (all) return false;
+    std::erase_if(candidates, [&](const Value& v) { return !passes(v); });
   }
-  return true;
+  return candidates.empty();
 }
 
 // Within an `and`: not(exists x) beside anything that needs x present.
 bool AbsenceContradicts(const std::vector<Node>& children) {
+  std::set<std::uint32_t> absent;
   for (const Node& a : children) {
-    if (a.op != Op::kNot || a.children[0].op != Op::kExists) continue;
-    std::uint32_t slot = a.children[0].slot;
-    for (const Node& b : children) {
-      bool needs_presence =
-          b.IsLeaf() && !b.IsConst() &&
-          (b.slot == slot || ((b.op == Op::kCmpFields || b.op == Op::kInField) && b.other == slot));
-      if (needs_presence) return true;
-    }
+    if (a.op == Op::kNot && a.children[0].op == Op::kExists) absent.insert(a.children[0].slot);
+  }
+  if (absent.empty()) return false;
+  for (const Node& b : children) {
+    if (!b.IsLeaf() || b.IsConst()) continue;
+    if (absent.count(b.slot) > 0) return true;
+    if ((b.op == Op::kCmpFields || b.op == Op::kInField) && absent.count(b.other) > 0) return true;
   }
   return false;
 }
@@ -91,11 +122,18 @@ void FoldContradictions(Node& n, const Schema& schema, bool* changed) {
   }
   if (n.op != Op::kAnd) return;
   bool contradiction = AbsenceContradicts(n.children);
-  for (const Node& c : n.children) {
-    if (contradiction) break;
-    std::optional<std::uint32_t> slot = SingleSlot(c);
-    contradiction = slot && schema.field(*slot).type != FieldType::kStringSet &&
-                    EqualitiesContradict(n.children, *slot, schema.fields().size());
+  if (!contradiction) {
+    std::map<std::uint32_t, std::vector<const Node*>> by_slot;
+    for (const Node& c : n.children) {
+      const std::optional<std::uint32_t> slot = SingleSlot(c);
+      if (slot && schema.field(*slot).type != FieldType::kStringSet) by_slot[*slot].push_back(&c);
+    }
+    for (const auto& [slot, constraints] : by_slot) {
+      if (EqualitiesContradict(constraints, slot, schema.fields().size())) {
+        contradiction = true;
+        break;
+      }
+    }
   }
   if (!contradiction) return;
   *changed = true;

@@ -1,5 +1,6 @@
 #include <cmath>
 #include <limits>
+#include <map>
 #include <utility>
 
 #include "base/number.h"
@@ -201,28 +202,27 @@ void MergeRanges(Node& n, const Schema& schema, bool* changed) {
     if (n.op != Op::kAnd || !IsRangeLeaf(c)) MergeRanges(c, schema, changed);
   }
   if (n.op != Op::kAnd) return;
-  std::vector<bool> used(n.children.size(), false);
+  // The bounds on each field, in order; they merge where the first stands.
+  std::map<std::uint32_t, std::vector<std::size_t>> by_slot;
+  for (std::size_t i = 0; i < n.children.size(); ++i) {
+    if (IsRangeLeaf(n.children[i])) by_slot[n.children[i].slot].push_back(i);
+  }
   std::vector<Node> out;
   for (std::size_t i = 0; i < n.children.size(); ++i) {
-    if (used[i]) continue;
     Node& first = n.children[i];
     if (!IsRangeLeaf(first)) {
       out.push_back(std::move(first));
       continue;
     }
-    Interval iv;
-    std::size_t members = 0;
-    for (std::size_t j = i; j < n.children.size(); ++j) {
-      if (used[j] || !IsRangeLeaf(n.children[j]) || n.children[j].slot != first.slot) continue;
-      Add(&iv, n.children[j]);
-      used[j] = true;
-      ++members;
-    }
-    if (members == 1) {
+    const std::vector<std::size_t>& members = by_slot[first.slot];
+    if (members.front() != i) continue;  // merged into its field's first bound
+    if (members.size() == 1) {
       LoneBound(first, schema, changed);
       out.push_back(std::move(first));
       continue;
     }
+    Interval iv;
+    for (std::size_t j : members) Add(&iv, n.children[j]);
     *changed = true;
     if (schema.field(first.slot).type == FieldType::kInt) IntegerBounds(&iv);
     out.push_back(ToNode(iv, first));

@@ -172,6 +172,12 @@ HttpResponse Api::Handle(const HttpRequest& request) {
     if (auto* answer = std::get_if<HttpResponse>(&screened)) return std::move(*answer);
     const Admitted& admitted = std::get<Admitted>(screened);
     const Route route = admitted.match.route;
+    std::shared_ptr<void> agent_slot;
+    if (!IsPublic(route)) {
+      std::variant<std::shared_ptr<void>, Problem> slot = TakeAgentSlot(admitted.principal.agent);
+      if (auto* p = std::get_if<Problem>(&slot)) return ProblemResponse(*p);
+      agent_slot = std::get<std::shared_ptr<void>>(std::move(slot));
+    }
     nlohmann::json body;
     if (HasJsonBody(route)) {
       Decoded<nlohmann::json> parsed = ParseBody(request.body, options_.limits);
@@ -179,13 +185,37 @@ HttpResponse Api::Handle(const HttpRequest& request) {
       body = std::move(parsed.value());
     }
     if (options_.before_route && !IsPublic(route)) options_.before_route(admitted.match.label);
+    RequestBounds bounds;
+    if (options_.limits.request_timeout.count() > 0) {
+      bounds.deadline = start + options_.limits.request_timeout;
+    }
+    bounds.max_expansions = options_.limits.max_expansions;
+    bounds.max_reply_bytes = options_.limits.max_reply_bytes;
     try {
-      return Dispatch(Call{request, admitted.match, admitted.principal, body});
+      return Dispatch(Call{request, admitted.match, admitted.principal, body, bounds});
     } catch (const std::exception& e) {
       return ProblemResponse(FromStatus(Status::Internal(e.what())));
     }
   }();
   return Finish(request, label, start, std::move(response));
+}
+
+std::variant<std::shared_ptr<void>, Problem> Api::TakeAgentSlot(const std::string& agent) {
+  if (!keys_.enabled()) return std::shared_ptr<void>();  // one caller: the store's owner
+  std::lock_guard<std::mutex> lock(agents_mutex_);
+  std::size_t& mine = agent_in_flight_[agent];
+  if (mine >= options_.max_in_flight_per_agent) {
+    if (mine == 0) agent_in_flight_.erase(agent);
+    return Overloaded("too many requests in flight for agent '" + agent + "' (limit " +
+                      std::to_string(options_.max_in_flight_per_agent) + "); retry shortly");
+  }
+  ++mine;
+  // The agent's count goes down with the guard, and its entry when it is 0.
+  return std::shared_ptr<void>(nullptr, [this, agent](void*) {
+    std::lock_guard<std::mutex> release(agents_mutex_);
+    auto it = agent_in_flight_.find(agent);
+    if (it != agent_in_flight_.end() && --it->second == 0) agent_in_flight_.erase(it);
+  });
 }
 
 HttpResponse Api::Dispatch(const Call& call) {

@@ -10,8 +10,11 @@
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <variant>
 
 #include <nlohmann/json.hpp>
@@ -32,6 +35,10 @@ namespace engram::server::http {
 struct ApiOptions {
   Limits limits;
   BrowserPolicy browsers;  // allowed Host and Origin values
+  // With keys: the engine requests one agent may have in flight, so that no
+  // agent can take every slot (ServerOptions::max_in_flight) from the
+  // others; more get 503.
+  std::size_t max_in_flight_per_agent = 8;
   // A test seam: called with the route template before an engine route runs.
   std::function<void(const std::string&)> before_route;
 };
@@ -81,6 +88,7 @@ class Api {
     const RouteMatch& match;
     const Principal& principal;
     const nlohmann::json& body;  // the decoded body object (null without one)
+    RequestBounds bounds;        // the limits' bounds, the deadline counted from arrival
   };
   struct Admitted {
     RouteMatch match;
@@ -92,6 +100,10 @@ class Api {
   // Adds the CORS headers for an allowed Origin and records the metrics.
   HttpResponse Finish(const HttpRequest& request, const std::string& label,
                       std::chrono::steady_clock::time_point start, HttpResponse response);
+  // Takes one of `agent`'s engine slots (released by the returned guard),
+  // or the 503 that says its limit is full. Without keys there is one
+  // caller, and the server's max_in_flight is its only limit.
+  std::variant<std::shared_ptr<void>, Problem> TakeAgentSlot(const std::string& agent);
   HttpResponse Dispatch(const Call& call);
 
   // routes_ops.cc
@@ -125,14 +137,18 @@ class Api {
   KeyRing keys_;
   ApiOptions options_;
   Metrics metrics_;
+  std::mutex agents_mutex_;
+  std::unordered_map<std::string, std::size_t> agent_in_flight_;
   std::atomic<bool> draining_{false};
 };
 
 // The JSON forms the routes answer with.
 nlohmann::json CollectionJson(const CollectionInfo& info);
 nlohmann::json RetrieveJson(const RetrieveSpec& spec);
-// A search's hits (and filter impact, explain) as the 200 reply.
-HttpResponse SearchReply(const SearchResponse& response);
+// A search's hits (and filter impact, explain) as the 200 reply, with as many
+// hits as fit in `max_reply_bytes` (0: all): the reply says `truncated` and
+// how many hits it `omitted` (the engine's cut and this one together).
+HttpResponse SearchReply(const SearchResponse& response, std::size_t max_reply_bytes = 0);
 // A stored JSON text as a value; a string when it is not JSON.
 nlohmann::json JsonOrString(const std::string& text);
 

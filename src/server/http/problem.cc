@@ -84,6 +84,7 @@ int HttpStatusFor(StatusCode code) {
     case StatusCode::kPermissionDenied:
       return 403;
     case StatusCode::kResourceExhausted:
+    case StatusCode::kDeadlineExceeded:
       return 503;
     case StatusCode::kUnimplemented:
       return 501;

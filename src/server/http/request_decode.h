@@ -5,6 +5,7 @@
 #ifndef ENGRAM_SERVER_HTTP_REQUEST_DECODE_H_
 #define ENGRAM_SERVER_HTTP_REQUEST_DECODE_H_
 
+#include <chrono>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -29,6 +30,12 @@ struct Limits {
   std::size_t max_k = 1000;
   std::size_t max_json_depth = 64;
   std::size_t max_vector_dim = 65536;
+  // Bounds on the work a request may cause (RequestBounds): the deadline
+  // after its arrival (0: none), the prefix-expansion cap, and the byte
+  // budget of a search reply's hits.
+  std::chrono::milliseconds request_timeout{5000};
+  std::size_t max_expansions = 1024;
+  std::size_t max_reply_bytes = 16 << 20;
 };
 
 // A decoded value or the Problem explaining why there is none.

@@ -35,7 +35,7 @@ HttpResponse Api::Mcp(const Call& call) {
   exchange.method = call.request.method;
   exchange.headers = call.request.headers;  // names lower-cased already
   exchange.body = call.request.body;
-  mcp::HttpReply reply = mcp::HandleHttp(*mcp_, exchange, call.principal);
+  mcp::HttpReply reply = mcp::HandleHttp(*mcp_, exchange, call.principal, &call.bounds);
   HttpResponse r;
   r.status = reply.status;
   r.content_type = reply.content_type;

@@ -61,9 +61,9 @@ HttpResponse Api::DeleteRecords(const Call& call) {
   if (!body.ok()) return ProblemResponse(body.problem());
   const DeleteBody& d = body.value();
   StatusOr<WriteResult> r =
-      d.by_filter
-          ? engine_->DeleteWhere(call.match.name, d.dialect, d.filter, call.principal.scope())
-          : engine_->Delete(call.match.name, d.ids, call.principal.scope(), d.agent);
+      d.by_filter ? engine_->DeleteWhere(call.match.name, d.dialect, d.filter,
+                                         call.principal.scope(), call.bounds)
+                  : engine_->Delete(call.match.name, d.ids, call.principal.scope(), d.agent);
   if (!r.ok()) return ProblemResponse(FromStatus(r.status()));
   if (r->rejected) return ProblemResponse(FromDiagnostic(*r->rejected, "$.filter", d.dialect));
   return JsonResponse(200, {{"ok", true}, {"deleted", r->written}});

@@ -63,14 +63,15 @@ HttpResponse Api::SetRetrieveFilter(const Call& call) {
 HttpResponse Api::RunRetrieve(const Call& call) {
   Decoded<RunBody> body = DecodeRun(call.body, options_.limits);
   if (!body.ok()) return ProblemResponse(body.problem());
-  StatusOr<SearchResponse> r = engine_->Retrieve(call.match.name, body.value().query,
-                                                 body.value().vector, call.principal.scope());
+  StatusOr<SearchResponse> r =
+      engine_->Retrieve(call.match.name, body.value().query, body.value().vector,
+                        call.principal.scope(), call.bounds);
   if (!r.ok()) return ProblemResponse(FromStatus(r.status()));
   if (r->rejected) {
     const Diagnostic& d = *r->rejected;
     return ProblemResponse(FromDiagnostic(d, d.kind.rfind("query.", 0) == 0 ? "$.query" : "$"));
   }
-  return SearchReply(*r);
+  return SearchReply(*r, call.bounds.max_reply_bytes);
 }
 
 }  // namespace engram::server::http

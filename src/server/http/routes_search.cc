@@ -13,28 +13,37 @@ std::string BaseFor(const Diagnostic& d) {
 
 }  // namespace
 
-HttpResponse SearchReply(const SearchResponse& response) {
+HttpResponse SearchReply(const SearchResponse& response, std::size_t max_reply_bytes) {
   // Written directly rather than through nlohmann::json: each hit's record
   // is already a JSON object text (the engine stored it after validating
   // it), and parsing it only to print it again was the largest part of the
   // server's per-request cost (bench/server).
   auto number = [](double v) { return nlohmann::json(v).dump(); };
+  // What follows the hits: the truncation report, impact and explain.
+  const std::size_t tail = 64 + response.filter_impact.size() + response.explain.size();
   HttpResponse reply;
   std::string& out = reply.body;
   out = "{\"hits\":[";
-  for (std::size_t i = 0; i < response.hits.size(); ++i) {
-    const SearchHit& h = response.hits[i];
-    if (i > 0) out += ',';
-    out += "{\"id\":";
-    out += nlohmann::json(h.id).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    out += ",\"score\":" + number(h.score) + ",\"relevance\":" + number(h.relevance);
-    if (h.bm25) out += ",\"bm25\":" + number(*h.bm25);
-    if (h.distance) out += ",\"distance\":" + number(*h.distance);
-    out += ",\"record\":";
-    out += h.record;
-    out += '}';
+  std::string hit;
+  std::size_t written = 0;
+  for (const SearchHit& h : response.hits) {
+    hit = written > 0 ? "," : "";
+    hit += "{\"id\":";
+    hit += nlohmann::json(h.id).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    hit += ",\"score\":" + number(h.score) + ",\"relevance\":" + number(h.relevance);
+    if (h.bm25) hit += ",\"bm25\":" + number(*h.bm25);
+    if (h.distance) hit += ",\"distance\":" + number(*h.distance);
+    hit += ",\"record\":";
+    hit += h.record;
+    hit += '}';
+    if (max_reply_bytes > 0 && out.size() + hit.size() + tail > max_reply_bytes) break;
+    out += hit;
+    ++written;
   }
-  out += ']';
+  const std::size_t omitted = response.omitted + (response.hits.size() - written);
+  out += "],\"truncated\":";
+  out += response.truncated || omitted > 0 ? "true" : "false";
+  out += ",\"omitted\":" + std::to_string(omitted);
   if (!response.filter_impact.empty()) out += ",\"filter_impact\":" + response.filter_impact;
   if (!response.explain.empty()) out += ",\"explain\":" + response.explain;
   out += '}';
@@ -45,6 +54,7 @@ HttpResponse Api::Search(const Call& call) {
   Decoded<SearchRequest> request = DecodeSearch(call.body, options_.limits);
   if (!request.ok()) return ProblemResponse(request.problem());
   request.value().scope = call.principal.scope();
+  request.value().bounds = call.bounds;
   StatusOr<SearchResponse> r = engine_->Search(call.match.name, request.value());
   if (!r.ok()) return ProblemResponse(FromStatus(r.status()));
   if (r->rejected) {
@@ -53,7 +63,7 @@ HttpResponse Api::Search(const Call& call) {
     if (BaseFor(d) == "$.filter") dialect = request.value().dialect;
     return ProblemResponse(FromDiagnostic(d, BaseFor(d), dialect));
   }
-  return SearchReply(*r);
+  return SearchReply(*r, call.bounds.max_reply_bytes);
 }
 
 HttpResponse Api::CheckFilter(const Call& call, bool translate) {

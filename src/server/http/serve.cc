@@ -64,7 +64,8 @@ void LogBounds(const ServerOptions& s, const Limits& l, std::ostream& log) {
       << " I/O threads; head " << s.wire.max_head_bytes << " bytes and " << s.wire.max_headers
       << " fields, target " << s.wire.max_target_bytes << " bytes, body " << l.max_body_bytes
       << " bytes, bodies together " << s.max_body_memory << " bytes; deadlines: idle "
-      << s.idle_timeout.count() << " s, request " << s.request_timeout.count() << " s, write "
+      << s.idle_timeout.count() << " s, receive " << s.receive_timeout.count() << " s, work "
+      << static_cast<double>(l.request_timeout.count()) / 1000 << " s, write "
       << s.write_timeout.count() << " s; shutdown grace " << s.shutdown_grace.count() << " s"
       << std::endl;
 }
@@ -153,10 +154,15 @@ int Serve(const ServeOptions& options, std::ostream& log) {
 
   int code = 0;
   {
-    mcp::McpServer mcp(engine->get(), mcp::McpOptions{});
+    mcp::McpOptions mcp_options;
+    mcp_options.request_timeout = options.limits.request_timeout;
+    mcp_options.max_expansions = options.limits.max_expansions;
+    mcp_options.max_reply_bytes = options.limits.max_reply_bytes;
+    mcp::McpServer mcp(engine->get(), mcp_options);
     ApiOptions api_options;
     api_options.limits = options.limits;
     api_options.browsers = std::move(*browsers);
+    api_options.max_in_flight_per_agent = options.max_in_flight_per_agent;
     Api api(engine->get(), &mcp, keys, std::move(api_options));
     Server server(&api, server_options);
     StatusOr<int> bound = server.Bind(host, port);

@@ -15,8 +15,9 @@ struct ServeOptions {
   std::string db;
   std::string listen = "127.0.0.1:7700";  // HOST:PORT; port 0 picks a free one
   std::string keys;      // an API keys file; empty: no authentication (loopback only)
-  Limits limits;         // request bounds (body, batch, query, filter, k)
+  Limits limits;         // request bounds (body, batch, query, filter, k, deadline, reply)
   ServerOptions server;  // threads, connections, head bounds, deadlines, shutdown grace
+  std::size_t max_in_flight_per_agent = 8;  // with --keys: one agent's share of max_in_flight
   // More Host values than the loopback names and the listen address
   // (BrowserPolicy::Make), and the origins browsers may call from.
   std::vector<std::string> allowed_hosts;

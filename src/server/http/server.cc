@@ -150,7 +150,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     scanned_ = 0;
     if (buffer_.size() > 0) {  // a pipelined request has begun
       phase_ = Phase::kReading;
-      stream_.expires_after(options().request_timeout);
+      stream_.expires_after(options().receive_timeout);
       return ReadHead();
     }
     stream_.expires_after(options().idle_timeout);
@@ -173,7 +173,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
           if (self->phase_ == Phase::kIdle) {
             // The request's deadline runs from its first byte.
             self->phase_ = Phase::kReading;
-            self->stream_.expires_after(self->options().request_timeout);
+            self->stream_.expires_after(self->options().receive_timeout);
           }
           self->ReadHead();
         });

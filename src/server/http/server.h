@@ -43,7 +43,7 @@ struct ServerOptions {
   // request's included), from the first byte to the last of a request (head
   // and body: a deadline, not a per-read timeout), and to write a response.
   std::chrono::seconds idle_timeout{30};
-  std::chrono::seconds request_timeout{30};
+  std::chrono::seconds receive_timeout{30};
   std::chrono::seconds write_timeout{30};
   // How long Stop() lets the requests in flight finish before it closes
   // their connections.

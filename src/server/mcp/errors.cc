@@ -16,6 +16,7 @@ bool IsToolError(StatusCode code) {
     case StatusCode::kResourceExhausted:
       return true;  // the model can change its call (MCP: "tool execution errors")
     case StatusCode::kOk:
+    case StatusCode::kDeadlineExceeded:  // nothing to correct: the server ran out of time
     case StatusCode::kIoError:
     case StatusCode::kCorruption:
     case StatusCode::kUnimplemented:
@@ -31,6 +32,8 @@ int RpcCodeFor(StatusCode code) {
       return kInvalidParams;
     case StatusCode::kUnimplemented:
       return kMethodNotFound;
+    case StatusCode::kDeadlineExceeded:
+      return kRequestTimeout;
     default:
       return kInternalError;
   }
@@ -43,7 +46,9 @@ json ToolErrorResult(const std::string& message) {
 
 json ToolFailureReply(const json& id, const Status& status) {
   if (IsToolError(status.code())) return RpcResult(id, ToolErrorResult(status.ToString()));
-  return RpcError(id, RpcCodeFor(status.code()), "Internal error: " + status.ToString(),
+  const char* what =
+      status.code() == StatusCode::kDeadlineExceeded ? "Request timed out: " : "Internal error: ";
+  return RpcError(id, RpcCodeFor(status.code()), what + status.ToString(),
                   json{{"status", std::string(StatusCodeName(status.code()))}});
 }
 

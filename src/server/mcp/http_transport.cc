@@ -98,7 +98,8 @@ std::optional<json> CheckHeaders(const HttpExchange& exchange, const RpcEntry& e
 
 }  // namespace
 
-HttpReply HandleHttp(McpServer& server, const HttpExchange& exchange, const Principal& principal) {
+HttpReply HandleHttp(McpServer& server, const HttpExchange& exchange, const Principal& principal,
+                     const RequestBounds* bounds) {
   if (exchange.method != "POST") {
     // No server-initiated stream (GET) and no sessions to end (DELETE).
     HttpReply reply =
@@ -117,7 +118,9 @@ HttpReply HandleHttp(McpServer& server, const HttpExchange& exchange, const Prin
       if (std::optional<json> bad = CheckHeaders(exchange, entry, era)) return Reply(400, *bad);
     }
   }
-  const std::optional<json> reply = HttpAccess::protocol(server).Dispatch(entry, era, principal);
+  const Protocol& protocol = HttpAccess::protocol(server);
+  const std::optional<json> reply = protocol.Dispatch(
+      entry, era, principal, bounds != nullptr ? *bounds : protocol.options().Bounds());
   // Only a notification or a response: "202 Accepted with no body".
   if (!reply) return HttpReply{202, "", {}, ""};
   return Reply(StatusFor(*reply, era.era), *reply);

@@ -26,6 +26,9 @@ inline constexpr int kInternalError = -32603;
 inline constexpr int kHeaderMismatch = -32020;
 inline constexpr int kMissingClientCapability = -32021;
 inline constexpr int kUnsupportedProtocolVersion = -32022;
+// The request's deadline passed before its work was done (`--request-timeout`);
+// the code the MCP SDKs use for a timed-out request (ErrorCode.RequestTimeout).
+inline constexpr int kRequestTimeout = -32001;
 
 // One entry of a message: a request (has an id), a notification (no id), a
 // response sent to us (ignored), or an entry too malformed to be any of them

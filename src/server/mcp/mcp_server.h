@@ -24,6 +24,17 @@ struct McpOptions {
   std::function<std::chrono::system_clock::time_point()> clock = [] {
     return std::chrono::system_clock::now();
   };
+  // Bounds on each message's work (RequestBounds): its tool calls stop once
+  // `request_timeout` has passed since the message arrived (0: never; the
+  // reply is then the JSON-RPC error -32001), the prefix-expansion cap, and
+  // the byte budget of a tool's results (counted as the reply carries them:
+  // twice, as structuredContent and escaped in the text content).
+  std::chrono::milliseconds request_timeout{5000};
+  std::size_t max_expansions = 1024;
+  std::size_t max_reply_bytes = 16 << 20;
+
+  // The bounds of a message arriving now.
+  RequestBounds Bounds() const;
 };
 
 class McpServer {
@@ -58,9 +69,12 @@ struct HttpReply {
 };
 
 // The Streamable HTTP transport: checks the method and MCP-Protocol-Version
-// (and the 2026-07-28 mirror headers), then hands the body to `server`. The
+// (and the 2026-07-28 mirror headers), then hands the body to `server`, its
+// tool calls bounded by `bounds` (the HTTP request's, its deadline counted
+// from arrival), or when null by the server's McpOptions from now. The
 // caller has checked Host and Origin (server/http/browser_policy.h).
-HttpReply HandleHttp(McpServer& server, const HttpExchange& exchange, const Principal& principal);
+HttpReply HandleHttp(McpServer& server, const HttpExchange& exchange, const Principal& principal,
+                     const RequestBounds* bounds = nullptr);
 
 }  // namespace engram::server::mcp
 

@@ -143,15 +143,19 @@ Protocol::Protocol(Engine* engine, McpOptions options)
   tools_.push_back(MakeRetrieveTool());
 }
 
-std::optional<json> Protocol::Handle(const RpcEntry& entry, const Principal& principal) const {
-  if (entry.kind != RpcEntry::Kind::kRequest) return Dispatch(entry, EraChoice{}, principal);
+std::optional<json> Protocol::Handle(const RpcEntry& entry, const Principal& principal,
+                                     const RequestBounds& bounds) const {
+  if (entry.kind != RpcEntry::Kind::kRequest) {
+    return Dispatch(entry, EraChoice{}, principal, bounds);
+  }
   const EraChoice era = ChooseEra(entry);
   if (era.error) return era.error;
-  return Dispatch(entry, era, principal);
+  return Dispatch(entry, era, principal, bounds);
 }
 
 std::optional<json> Protocol::Dispatch(const RpcEntry& entry, const EraChoice& era,
-                                       const Principal& principal) const {
+                                       const Principal& principal,
+                                       const RequestBounds& bounds) const {
   switch (entry.kind) {
     case RpcEntry::Kind::kInvalid:
       return entry.error;
@@ -165,7 +169,7 @@ std::optional<json> Protocol::Dispatch(const RpcEntry& entry, const EraChoice& e
   }
   const std::string& method = entry.method;
   if (method == "tools/list") return ListTools(entry, era.era);
-  if (method == "tools/call") return CallTool(entry, era.era, principal);
+  if (method == "tools/call") return CallTool(entry, era.era, principal, bounds);
   // Answered in both eras, even without _meta: on stdio a dual-era client
   // probes with it, and an error tells it "handshake-era server".
   if (method == "server/discover") return Discover(entry);
@@ -180,7 +184,7 @@ std::optional<json> Protocol::Dispatch(const RpcEntry& entry, const EraChoice& e
 std::string Protocol::HandleText(std::string_view text, const Principal& principal) const {
   const RpcMessage message = ParseRpcMessage(text);
   if (message.error) return DumpJson(*message.error);
-  std::optional<json> reply = Handle(message.entry, principal);
+  std::optional<json> reply = Handle(message.entry, principal, options_.Bounds());
   return reply ? DumpJson(*reply) : "";
 }
 
@@ -223,7 +227,8 @@ json Protocol::ListTools(const RpcEntry& entry, Era era) const {
   return RpcResult(entry.id, Stamp(std::move(result), era));
 }
 
-json Protocol::CallTool(const RpcEntry& entry, Era era, const Principal& principal) const {
+json Protocol::CallTool(const RpcEntry& entry, Era era, const Principal& principal,
+                        const RequestBounds& bounds) const {
   const auto name = entry.params.find("name");
   if (name == entry.params.end() || !name->is_string()) {
     return RpcError(entry.id, kInvalidParams, "Invalid params: tools/call needs a string name");
@@ -237,7 +242,7 @@ json Protocol::CallTool(const RpcEntry& entry, Era era, const Principal& princip
   }
   const auto arguments = entry.params.find("arguments");
   const json args = arguments == entry.params.end() ? json(nullptr) : *arguments;
-  const ToolContext context{&store_, &principal, &options_};
+  const ToolContext context{&store_, &principal, &options_, bounds};
   StatusOr<ToolResult> result = tool->Call(args, context);
   if (!result.ok()) {
     json reply = ToolFailureReply(entry.id, result.status());

@@ -71,20 +71,27 @@ class Protocol {
   Protocol(Engine* engine, McpOptions options);
 
   // The reply to one message on stdio (ChooseEra, then Dispatch), or
-  // nullopt (notifications and responses get none). Thread-safe.
-  std::optional<nlohmann::json> Handle(const RpcEntry& entry, const Principal& principal) const;
+  // nullopt (notifications and responses get none), its tool calls bounded
+  // by `bounds` (McpOptions::Bounds() when the message arrived).
+  // Thread-safe.
+  std::optional<nlohmann::json> Handle(const RpcEntry& entry, const Principal& principal,
+                                       const RequestBounds& bounds) const;
   // The reply to a message whose era is chosen (`era` has no error).
   std::optional<nlohmann::json> Dispatch(const RpcEntry& entry, const EraChoice& era,
-                                         const Principal& principal) const;
+                                         const Principal& principal,
+                                         const RequestBounds& bounds) const;
 
   // A message as text; empty when nothing is to be sent back.
   std::string HandleText(std::string_view text, const Principal& principal) const;
+
+  const McpOptions& options() const { return options_; }
 
  private:
   nlohmann::json Initialize(const RpcEntry& entry) const;
   nlohmann::json Discover(const RpcEntry& entry) const;
   nlohmann::json ListTools(const RpcEntry& entry, Era era) const;
-  nlohmann::json CallTool(const RpcEntry& entry, Era era, const Principal& principal) const;
+  nlohmann::json CallTool(const RpcEntry& entry, Era era, const Principal& principal,
+                          const RequestBounds& bounds) const;
 
   McpOptions options_;
   mutable MemoryStore store_;

@@ -29,7 +29,8 @@ std::size_t ServeStdio(McpServer& server, const Principal& principal, std::istre
   return messages;
 }
 
-int RunStdioServer(const std::string& db, std::istream& in, std::ostream& out, std::ostream& log) {
+int RunStdioServer(const std::string& db, const McpOptions& mcp_options, std::istream& in,
+                   std::ostream& out, std::ostream& log) {
   Engine::Options options;
   options.holder = "engram mcp";
   StatusOr<std::unique_ptr<Engine>> engine = Engine::Open(db, options);
@@ -37,7 +38,7 @@ int RunStdioServer(const std::string& db, std::istream& in, std::ostream& out, s
     log << "engram mcp: " << engine.status().message() << '\n';
     return 3;
   }
-  McpServer server(engine->get(), McpOptions{});
+  McpServer server(engine->get(), mcp_options);
   Principal principal;
   principal.agent = "local";
   principal.admin = true;

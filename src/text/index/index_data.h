@@ -88,8 +88,11 @@ struct IndexData {
   // The ids of the terms with postings, in the byte order of their texts.
   std::vector<std::uint32_t> TermsInTextOrder() const;
   // The ids of the terms with postings whose text (kNone), or some surface
-  // word of which (stemmers), starts with `prefix`; ascending, unique.
-  std::vector<std::uint32_t> ExpandPrefix(std::string_view prefix) const;
+  // word of which (stemmers), starts with `prefix`; ascending, unique. Reads
+  // at most `limit` dictionary words (terms, or surface words); *matched,
+  // when given, gets how many it read, limit + 1 when more match.
+  std::vector<std::uint32_t> ExpandPrefix(std::string_view prefix, std::size_t limit = SIZE_MAX - 1,
+                                          std::size_t* matched = nullptr) const;
   bool stemmed() const { return options.stemmer != Stemmer::kNone; }
   // The id of `term` in term_ids, or WordHash::kNone.
   std::uint32_t TermIdOf(std::string_view term) const {

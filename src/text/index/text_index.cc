@@ -151,11 +151,14 @@ std::vector<std::uint32_t> IndexData::TermsInTextOrder() const {
   return ids;
 }
 
-std::vector<std::uint32_t> IndexData::ExpandPrefix(std::string_view prefix) const {
+std::vector<std::uint32_t> IndexData::ExpandPrefix(std::string_view prefix, std::size_t limit,
+                                                   std::size_t* matched) const {
   std::vector<std::uint32_t> ids;
+  std::size_t seen = 0;
   auto collect = [&](const auto& map, auto id_of) {
     for (auto it = map.lower_bound(prefix); it != map.end(); ++it) {
       if (std::string_view(it->first).substr(0, prefix.size()) != prefix) break;
+      if (++seen > limit) break;  // one past the limit: enough to know it is passed
       ids.push_back(id_of(it->second));
     }
   };
@@ -164,6 +167,7 @@ std::vector<std::uint32_t> IndexData::ExpandPrefix(std::string_view prefix) cons
   } else {
     collect(terms, [](std::uint32_t id) { return id; });
   }
+  if (matched != nullptr) *matched = seen;
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   return ids;

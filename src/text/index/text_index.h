@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/deadline.h"
 #include "base/roaring.h"
 #include "text/index/index_data.h"
 #include "text/index/options.h"
@@ -30,6 +31,24 @@ struct TextSearchStats {
   std::size_t postings_scored = 0;  // postings whose BM25 contribution was computed
   std::size_t candidates = 0;       // documents considered (passed the allowed-set check)
   bool relaxed = false;             // a bare-word query was filled with partial matches
+  bool stopped = false;             // the deadline passed: the hits are incomplete
+};
+
+// The default cap on the dictionary words a query's prefixes may expand to,
+// all prefixes together (Lucene's and Elasticsearch's default bound on the
+// clauses a query may rewrite to is 1024, `max_clause_count`).
+inline constexpr std::size_t kDefaultMaxExpansions = 1024;
+
+struct TextSearchOptions {
+  // Search expands no more dictionary words than this for the query's
+  // prefixes; a query whose prefixes match more is the caller's to refuse
+  // first (CheckExpansions in text/rank/plan.h; search::Search does, with
+  // kDefaultMaxExpansions unless told otherwise), else its last prefixes are
+  // cut short. The default expands every match.
+  std::size_t max_expansions = SIZE_MAX - 1;
+  // When it passes, the walk stops and returns the hits found so far with
+  // stats->stopped set; the caller reports the deadline.
+  const Deadline* deadline = nullptr;
 };
 
 // Thread-safety: const methods may run concurrently; Put and Remove need
@@ -55,7 +74,8 @@ class TextIndex {
   // match with no positive leaf (`NOT urban`) score 0.
   std::vector<TextHit> Search(const DefaultQuery& query, std::size_t k,
                               const roaring::Roaring* allowed = nullptr,
-                              TextSearchStats* stats = nullptr) const;
+                              TextSearchStats* stats = nullptr,
+                              const TextSearchOptions& options = {}) const;
   // The oracle: scores every matching document, keeps the allowed, sorts.
   // Same results as Search.
   std::vector<TextHit> SearchExhaustive(const DefaultQuery& query, std::size_t k,

@@ -5,8 +5,16 @@
 namespace engram::text {
 
 UnitCursor::UnitCursor(const IndexData& data, const PlanUnit& unit)
-    : data_(data), at_(unit.words.size(), 0), phrase_tfs_(data.num_fields(), 0) {
+    : data_(data), at_(unit.words.size(), 0), tfs_(data.num_fields(), 0), any_(unit.any) {
   for (std::uint32_t w : unit.words) words_.push_back(&data.postings[w]);
+  if (any_) {
+    for (std::uint32_t w = 0; w < words_.size(); ++w) {
+      if (!words_[w]->docs.empty()) heap_.push_back(w);
+    }
+    for (std::size_t i = heap_.size() / 2; i-- > 0;) SiftDown(i);
+    doc_ = heap_.empty() ? kNoDoc : WordDoc(heap_[0]);
+    return;
+  }
   for (const TermPostings* p : words_) {
     if (p->docs.empty()) {
       doc_ = kNoDoc;
@@ -39,8 +47,37 @@ bool UnitCursor::SeekWord(std::size_t w, std::uint32_t target) {
   return at_[w] < docs.size();
 }
 
+void UnitCursor::SiftDown(std::size_t i) {
+  const std::size_t n = heap_.size();
+  const std::uint32_t w = heap_[i];
+  const std::uint32_t d = WordDoc(w);
+  while (true) {
+    std::size_t child = 2 * i + 1;
+    if (child >= n) break;
+    if (child + 1 < n && WordDoc(heap_[child + 1]) < WordDoc(heap_[child])) ++child;
+    if (WordDoc(heap_[child]) >= d) break;
+    heap_[i] = heap_[child];
+    i = child;
+  }
+  heap_[i] = w;
+}
+
 void UnitCursor::Seek(std::uint32_t target) {
   if (doc_ == kNoDoc || doc_ >= target) return;
+  if (any_) {
+    // Move every word behind target forward, the smallest first; a word
+    // that runs out leaves the heap.
+    while (!heap_.empty() && WordDoc(heap_[0]) < target) {
+      if (!SeekWord(heap_[0], target)) {
+        heap_[0] = heap_.back();
+        heap_.pop_back();
+        if (heap_.empty()) break;
+      }
+      SiftDown(0);
+    }
+    doc_ = heap_.empty() ? kNoDoc : WordDoc(heap_[0]);
+    return;
+  }
   if (words_.size() > 1) return FindPhrase(target);
   doc_ = SeekWord(0, target) ? words_[0]->docs[at_[0]] : kNoDoc;
 }
@@ -89,14 +126,30 @@ bool UnitCursor::CountPhrase() {
       }
       if (ok) ++count;
     }
-    phrase_tfs_[f] = count;
+    tfs_[f] = count;
     any = any || count > 0;
   }
   return any;
 }
 
-const std::uint32_t* UnitCursor::tfs() const {
-  if (words_.size() > 1) return phrase_tfs_.data();
+void UnitCursor::SumTfs(std::size_t i) {
+  if (i >= heap_.size()) return;
+  const std::uint32_t w = heap_[i];
+  if (WordDoc(w) != doc_) return;  // the heap order: nothing below is at doc_ either
+  const std::size_t nf = data_.num_fields();
+  const std::uint32_t* t = words_[w]->tfs.data() + at_[w] * nf;
+  for (std::size_t f = 0; f < nf; ++f) tfs_[f] += t[f];
+  SumTfs(2 * i + 1);
+  SumTfs(2 * i + 2);
+}
+
+const std::uint32_t* UnitCursor::tfs() {
+  if (any_) {
+    std::fill(tfs_.begin(), tfs_.end(), 0);
+    SumTfs(0);
+    return tfs_.data();
+  }
+  if (words_.size() > 1) return tfs_.data();
   return words_[0]->tfs.data() + at_[0] * data_.num_fields();
 }
 

@@ -1,6 +1,6 @@
 // Forward-only iteration over the documents containing a plan unit (a term's
-// postings, or the documents where a phrase occurs), with galloping seeks,
-// for the pruned search (maxscore.cc).
+// postings, the documents where a phrase occurs, or the union of a prefix's
+// terms' postings), with galloping seeks, for the pruned search (maxscore.cc).
 #ifndef ENGRAM_TEXT_RANK_CURSOR_H_
 #define ENGRAM_TEXT_RANK_CURSOR_H_
 
@@ -22,8 +22,9 @@ class UnitCursor {
   std::uint32_t doc() const { return doc_; }  // kNoDoc when exhausted
   // Moves to the first document >= target containing the unit (never back).
   void Seek(std::uint32_t target);
-  // The unit's per-field frequencies in doc() (F values).
-  const std::uint32_t* tfs() const;
+  // The unit's per-field frequencies in doc() (F values); valid until the
+  // next call.
+  const std::uint32_t* tfs();
   // Whether the unit occurs in `doc`, seeking to it (doc >= previous targets).
   bool Has(std::uint32_t doc) {
     Seek(doc);
@@ -37,11 +38,23 @@ class UnitCursor {
   void FindPhrase(std::uint32_t target);
   // The phrase's per-field occurrence counts at the words' current postings.
   bool CountPhrase();
+  // A prefix's union: the document word w is at (kNoDoc past its end).
+  std::uint32_t WordDoc(std::uint32_t w) const {
+    return at_[w] < words_[w]->docs.size() ? words_[w]->docs[at_[w]] : kNoDoc;
+  }
+  // Restores the heap order below heap_[i] after its word moved forward.
+  void SiftDown(std::size_t i);
+  // Adds the tfs of the words at doc_ in the heap's subtree at i to tfs_.
+  void SumTfs(std::size_t i);
 
   const IndexData& data_;
   std::vector<const TermPostings*> words_;
-  std::vector<std::size_t> at_;  // per word: posting index
-  std::vector<std::uint32_t> phrase_tfs_;
+  std::vector<std::size_t> at_;     // per word: posting index
+  std::vector<std::uint32_t> tfs_;  // a phrase's occurrence counts, or a prefix's tf sums
+  // A prefix (PlanUnit::any): its words by current document, a binary
+  // min-heap, so a seek costs O(log words) per posting passed; else empty.
+  bool any_ = false;
+  std::vector<std::uint32_t> heap_;
   std::uint32_t doc_ = 0;
 };
 

@@ -36,6 +36,17 @@ std::vector<std::uint32_t> NaivePhraseTfs(const IndexData& data, const PlanUnit&
 DocTfs UnitDocs(const IndexData& data, const PlanUnit& unit) {
   const std::size_t nf = data.num_fields();
   DocTfs out;
+  if (unit.any) {  // a prefix: every term's postings, tfs summed per document
+    for (std::uint32_t w : unit.words) {
+      const TermPostings& p = data.postings[w];
+      for (std::size_t i = 0; i < p.size(); ++i) {
+        std::vector<std::uint32_t>& tfs = out[p.docs[i]];
+        tfs.resize(nf, 0);
+        for (std::size_t f = 0; f < nf; ++f) tfs[f] += p.tf(i, f, nf);
+      }
+    }
+    return out;
+  }
   const TermPostings& first = data.postings[unit.words[0]];
   for (std::size_t i = 0; i < first.size(); ++i) {
     const std::uint32_t d = first.docs[i];

@@ -10,7 +10,13 @@ namespace engram::text {
 
 std::vector<TextHit> MaxScoreTopK(const IndexData& data, const Plan& plan, const Bm25& bm25,
                                   std::size_t k, const roaring::Roaring* allowed,
-                                  TextSearchStats* stats) {
+                                  TextSearchStats* stats, const Deadline* deadline) {
+  DeadlinePoll poll(deadline);
+  auto stop = [&] {
+    if (!poll.Passed()) return false;
+    if (stats) stats->stopped = true;
+    return true;
+  };
   std::vector<UnitCursor> cursors;
   cursors.reserve(plan.units.size());
   for (const PlanUnit& u : plan.units) cursors.emplace_back(data, u);
@@ -68,6 +74,7 @@ std::vector<TextHit> MaxScoreTopK(const IndexData& data, const Plan& plan, const
   // drives); false when there is none. The documents skipped cannot match.
   auto align = [&](std::uint32_t& d) {
     while (true) {
+      if (stop()) return false;
       std::uint32_t target = d;
       for (std::size_t u : required) {
         cursors[u].Seek(target);
@@ -97,7 +104,7 @@ std::vector<TextHit> MaxScoreTopK(const IndexData& data, const Plan& plan, const
       if (d == kNoDoc) return false;
     }
   };
-  while (essential < m) {
+  while (essential < m && !stop()) {
     std::uint32_t d = kNoDoc;
     for (std::size_t i = essential; i < m; ++i) d = std::min(d, cursors[order[i]].doc());
     if (d == kNoDoc) break;
@@ -157,14 +164,20 @@ std::vector<TextHit> MaxScoreTopK(const IndexData& data, const Plan& plan, const
 }
 
 std::vector<TextHit> ZeroScoreDocs(const IndexData& data, const Plan& plan, std::size_t k,
-                                   const roaring::Roaring* allowed) {
+                                   const roaring::Roaring* allowed, TextSearchStats* stats,
+                                   const Deadline* deadline) {
   std::vector<TextHit> out;
   if (k == 0) return out;
+  DeadlinePoll poll(deadline);
   std::vector<UnitCursor> cursors;
   cursors.reserve(plan.units.size());
   for (const PlanUnit& u : plan.units) cursors.emplace_back(data, u);
   const roaring::Roaring& docs = allowed ? *allowed : data.live;
   for (std::uint32_t d : docs) {
+    if (poll.Passed()) {
+      if (stats) stats->stopped = true;
+      break;
+    }
     if (allowed && !data.live.contains(d)) continue;
     auto has = [&](std::size_t u) { return cursors[u].Has(d); };
     if (!Matches(plan.root, has)) continue;

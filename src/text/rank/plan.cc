@@ -2,16 +2,26 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
+#include <string_view>
+#include <utility>
 
 #include "text/index/stemmer.h"
 
 namespace engram::text {
 namespace {
 
+// Calls f(text) for each distinct prefix of the tree, in pre-order.
+template <typename F>
+void ForEachPrefix(const Node& node, F&& f) {
+  if (node.kind == Node::Kind::kPrefix) f(node.text);
+  for (const Node& c : node.children) ForEachPrefix(c, f);
+}
+
 class Compiler {
  public:
-  Compiler(const IndexData& data, const Bm25& bm25, Plan& plan)
-      : data_(data), bm25_(bm25), plan_(plan) {}
+  Compiler(const IndexData& data, const Bm25& bm25, Plan& plan, std::size_t max_expansions)
+      : data_(data), bm25_(bm25), plan_(plan), expansions_left_(max_expansions) {}
 
   PlanNode Compile(const Node& node, bool negated) {
     PlanNode out;
@@ -22,13 +32,16 @@ class Compiler {
         if (id >= 0) out.units.push_back(Unit({static_cast<std::uint32_t>(id)}, negated));
         break;
       }
-      case Node::Kind::kPrefix:
+      case Node::Kind::kPrefix: {
         // Prefixes are not stemmed: the prefix is matched against the words
-        // as they appeared (IndexData::ExpandPrefix), each selecting its stem.
-        for (std::uint32_t id : data_.ExpandPrefix(node.text)) {
-          out.units.push_back(Unit({id}, negated));
-        }
+        // as they appeared (IndexData::ExpandPrefix), each selecting its
+        // stem; the stems are one unit.
+        std::vector<std::uint32_t> ids = Expand(node.text);
+        if (ids.empty()) break;
+        const bool any = ids.size() > 1;
+        out.units.push_back(Unit(std::move(ids), negated, any));
         break;
+      }
       case Node::Kind::kPhrase: {
         std::vector<std::uint32_t> ids;
         for (const std::string& w : node.words) {
@@ -49,12 +62,30 @@ class Compiler {
   }
 
  private:
-  std::size_t Unit(std::vector<std::uint32_t> words, bool negated) {
-    auto [it, added] = index_.emplace(words, plan_.units.size());
+  // The terms `prefix` expands to, within what is left of the cap; the same
+  // prefix twice is expanded (and counted) once.
+  std::vector<std::uint32_t> Expand(const std::string& prefix) {
+    auto [it, added] = prefixes_.try_emplace(prefix);
+    if (!added) return it->second;
+    std::size_t matched = 0;
+    it->second = data_.ExpandPrefix(prefix, expansions_left_, &matched);
+    expansions_left_ -= std::min(matched, expansions_left_);
+    return it->second;
+  }
+
+  std::size_t Unit(std::vector<std::uint32_t> words, bool negated, bool any = false) {
+    auto [it, added] = index_.emplace(std::make_pair(any, words), plan_.units.size());
     if (added) {
       PlanUnit u;
       u.words = std::move(words);
-      for (std::uint32_t w : u.words) u.idf += bm25_.Idf(data_.postings[w].size());
+      u.any = any;
+      if (any) {
+        std::size_t df = 0;
+        for (std::uint32_t w : u.words) df = std::max(df, data_.postings[w].size());
+        u.idf = bm25_.Idf(df);
+      } else {
+        for (std::uint32_t w : u.words) u.idf += bm25_.Idf(data_.postings[w].size());
+      }
       u.bound = Bound(u);
       plan_.units.push_back(std::move(u));
     }
@@ -64,15 +95,24 @@ class Compiler {
 
   // A phrase occurs in field f only where all its words do: its tf there is
   // at most the smallest of their max_tf, and the field is at least as long
-  // as the largest of their min_len.
+  // as the largest of their min_len. A prefix's tf in f is a sum of its
+  // terms' tfs, so at most the sum of their max_tf, in a field at least as
+  // long as the shortest min_len among the terms that occur in f.
   double Bound(const PlanUnit& u) const {
     const std::size_t nf = data_.num_fields();
-    std::vector<std::uint32_t> max_tf(nf, UINT32_MAX), min_len(nf, 0);
+    std::vector<std::uint32_t> max_tf(nf, u.any ? 0 : UINT32_MAX);
+    std::vector<std::uint32_t> min_len(nf, u.any ? UINT32_MAX : 0);
     for (std::uint32_t w : u.words) {
       const TermPostings& p = data_.postings[w];
       for (std::size_t f = 0; f < nf; ++f) {
-        max_tf[f] = std::min(max_tf[f], p.max_tf[f]);
-        min_len[f] = std::max(min_len[f], p.min_len[f]);
+        if (!u.any) {
+          max_tf[f] = std::min(max_tf[f], p.max_tf[f]);
+          min_len[f] = std::max(min_len[f], p.min_len[f]);
+        } else if (p.max_tf[f] > 0) {
+          const std::uint64_t sum = std::uint64_t{max_tf[f]} + p.max_tf[f];
+          max_tf[f] = static_cast<std::uint32_t>(std::min<std::uint64_t>(sum, UINT32_MAX));
+          min_len[f] = std::min(min_len[f], p.min_len[f]);
+        }
       }
     }
     return bm25_.Bound(u.idf, max_tf, min_len);
@@ -81,7 +121,9 @@ class Compiler {
   const IndexData& data_;
   const Bm25& bm25_;
   Plan& plan_;
-  std::map<std::vector<std::uint32_t>, std::size_t> index_;
+  std::size_t expansions_left_;
+  std::map<std::pair<bool, std::vector<std::uint32_t>>, std::size_t> index_;
+  std::map<std::string, std::vector<std::uint32_t>, std::less<>> prefixes_;
 };
 
 bool NeedsPositive(const PlanNode& node) {
@@ -99,11 +141,30 @@ bool NeedsPositive(const PlanNode& node) {
 
 }  // namespace
 
-Plan CompilePlan(const IndexData& data, const Bm25& bm25, const Node& root) {
+Plan CompilePlan(const IndexData& data, const Bm25& bm25, const Node& root,
+                 std::size_t max_expansions) {
   Plan plan;
-  plan.root = Compiler(data, bm25, plan).Compile(root, false);
+  plan.root = Compiler(data, bm25, plan, max_expansions).Compile(root, false);
   plan.needs_positive = NeedsPositive(plan.root);
   return plan;
+}
+
+std::optional<std::string> CheckExpansions(const IndexData& data, const Node& root,
+                                           std::size_t max_expansions) {
+  std::set<std::string_view> seen;
+  std::size_t total = 0;
+  std::optional<std::string> over;
+  ForEachPrefix(root, [&](const std::string& prefix) {
+    if (over || !seen.insert(prefix).second) return;
+    std::size_t matched = 0;
+    (void)data.ExpandPrefix(prefix, max_expansions - total, &matched);
+    total += matched;
+    if (total <= max_expansions) return;
+    over = "the prefixes of the query match more than " + std::to_string(max_expansions) +
+           " indexed words (the limit), passed at '" + prefix +
+           "*': use longer prefixes or fewer of them";
+  });
+  return over;
 }
 
 }  // namespace engram::text

@@ -1,12 +1,15 @@
 // A default-profile query (text/query/ast.h) compiled against one index: its
-// distinct units (terms after stemming, the terms a prefix expands to,
-// phrases as term-id sequences) with their idf and score bound, and the
-// boolean tree over them. Shared by the pruned search and the oracle.
+// distinct units (terms after stemming, phrases as term-id sequences, and
+// each prefix as one unit over the terms it expands to) with their idf and
+// score bound, and the boolean tree over them. Shared by the pruned search
+// and the oracle.
 #ifndef ENGRAM_TEXT_RANK_PLAN_H_
 #define ENGRAM_TEXT_RANK_PLAN_H_
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "text/index/index_data.h"
@@ -16,8 +19,16 @@
 namespace engram::text {
 
 struct PlanUnit {
-  std::vector<std::uint32_t> words;  // term ids: one for a term, two or more for a phrase
-  bool scoring = false;              // occurs outside every NOT
+  // Term ids: one for a term; two or more for a phrase (in order), or, with
+  // `any`, for a prefix (ascending).
+  std::vector<std::uint32_t> words;
+  // A prefix that expands to several terms: the documents holding any of
+  // them, scored as if they were one term (as Lucene's SynonymQuery and
+  // Elasticsearch's blended prefix rewrite do): its frequency in a field is
+  // the sum of theirs, its document frequency the largest of theirs. A prefix
+  // that expands to one term is that term's unit.
+  bool any = false;
+  bool scoring = false;  // occurs outside every NOT
   double idf = 0;
   double bound = 0;  // >= the unit's score in any document (scoring units)
 };
@@ -37,7 +48,18 @@ struct Plan {
   bool needs_positive = true;
 };
 
-Plan CompilePlan(const IndexData& data, const Bm25& bm25, const Node& root);
+// Compiles `root`; the prefixes together read at most `max_expansions`
+// dictionary words (ExpandPrefix), the later ones cut short past it (callers
+// refuse such queries first with CheckExpansions).
+Plan CompilePlan(const IndexData& data, const Bm25& bm25, const Node& root,
+                 std::size_t max_expansions = SIZE_MAX - 1);
+
+// Whether the distinct prefixes of `root` together match more than
+// `max_expansions` dictionary words of `data` (words as they appeared with a
+// stemmer, terms without): the message naming the prefix at which the count
+// passed the cap, or nullopt. Reads at most max_expansions + 1 words.
+std::optional<std::string> CheckExpansions(const IndexData& data, const Node& root,
+                                           std::size_t max_expansions);
 
 // Whether a document matches `node`, given whether it contains each unit.
 template <typename Has>

@@ -23,14 +23,18 @@ namespace engram::text {
 // only those cannot enter the top k), so candidates come from the essential
 // units' postings only, and a candidate's remaining units are scored only
 // while its partial score plus their bounds can still beat the threshold.
+// When `deadline` passes, the walk stops with the best hits found so far and
+// sets stats->stopped.
 std::vector<TextHit> MaxScoreTopK(const IndexData& data, const Plan& plan, const Bm25& bm25,
                                   std::size_t k, const roaring::Roaring* allowed,
-                                  TextSearchStats* stats);
+                                  TextSearchStats* stats, const Deadline* deadline = nullptr);
 
 // The first k matching documents (ascending) that contain no scoring unit:
-// they score 0 (`NOT urban`, the `NOT b` side of `a OR NOT b`).
+// they score 0 (`NOT urban`, the `NOT b` side of `a OR NOT b`). Stops like
+// MaxScoreTopK when `deadline` passes.
 std::vector<TextHit> ZeroScoreDocs(const IndexData& data, const Plan& plan, std::size_t k,
-                                   const roaring::Roaring* allowed);
+                                   const roaring::Roaring* allowed, TextSearchStats* stats,
+                                   const Deadline* deadline = nullptr);
 
 // The oracle: every unit's documents gathered from the full postings (phrases
 // by a naive position scan), every allowed live document tested against the

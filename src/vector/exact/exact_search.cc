@@ -30,8 +30,9 @@ inline void Prefetch(const float* v, std::size_t bytes) {
 }  // namespace
 
 std::vector<Neighbor> ExactSearch(const VectorStore& store, const float* query, std::size_t k,
-                                  const roaring::Roaring* allowed) {
+                                  const roaring::Roaring* allowed, const Deadline* deadline) {
   std::vector<Neighbor> heap;
+  DeadlinePoll poll(deadline, 4);  // per block of kBlock records
   if (k == 0 || store.size() == 0) return heap;
   // Allowed and live, at roaring's container-wise intersection speed; the
   // scan below then needs no per-record liveness test.
@@ -54,7 +55,8 @@ std::vector<Neighbor> ExactSearch(const VectorStore& store, const float* query, 
   roaring_uint32_iterator_t it;
   roaring_init_iterator(set, &it);
   std::uint32_t ids[kBlock];
-  for (std::uint32_t n; (n = roaring_read_uint32_iterator(&it, ids, kBlock)) > 0;) {
+  for (std::uint32_t n;
+       !poll.Passed() && (n = roaring_read_uint32_iterator(&it, ids, kBlock)) > 0;) {
     for (std::uint32_t i = 0; i < std::min(n, kAhead); ++i) Prefetch(store.Get(ids[i]), bytes);
     for (std::uint32_t i = 0; i < n; ++i) {
       if (i + kAhead < n) Prefetch(store.Get(ids[i + kAhead]), bytes);

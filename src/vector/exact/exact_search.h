@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "base/deadline.h"
 #include "base/roaring.h"
 #include "vector/neighbor.h"
 #include "vector/vector_store.h"
@@ -17,9 +18,11 @@ namespace engram::vector {
 // The best k live records of `store` among `allowed` (nullptr: all live
 // records), nearest first in Neighbor order. `query` is prepared
 // (VectorStore::PrepareQuery). Records in `allowed` that are not live are
-// skipped.
+// skipped. When `deadline` passes the scan stops with the best of what it
+// read (the caller reports the deadline).
 std::vector<Neighbor> ExactSearch(const VectorStore& store, const float* query, std::size_t k,
-                                  const roaring::Roaring* allowed = nullptr);
+                                  const roaring::Roaring* allowed = nullptr,
+                                  const Deadline* deadline = nullptr);
 
 }  // namespace engram::vector
 

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/deadline.h"
 #include "base/roaring.h"
 #include "engram/status.h"
 #include "vector/neighbor.h"
@@ -48,6 +49,8 @@ struct HnswSearchParams {
   // Filtered walk-all: stop once the first HnswSearchStats::kNear expansions
   // met no allowed node (the caller scans instead; VectorIndex's planner).
   bool give_up_beyond = false;
+  // When it passes, the walk stops with what it has (the caller reports it).
+  const Deadline* deadline = nullptr;
 };
 
 struct HnswSearchStats {

@@ -101,6 +101,7 @@ struct Level0 {
   DistanceFn dist = g.store->distance_fn();
   float lower = std::numeric_limits<float>::infinity();
   bool give_up_beyond = false;  // HnswSearchParams::give_up_beyond
+  DeadlinePoll poll{nullptr};   // HnswSearchParams::deadline, read every 64 expansions
 
   const float* Vec(std::uint32_t id) const { return base + std::size_t{id} * dim; }
   void Prefetch(std::uint32_t id) const {
@@ -133,7 +134,7 @@ struct Level0 {
       HeapPush(ctx.top, ep, MaxFirst{});
       lower = ep.distance;
     }
-    while (!ctx.candidates.empty()) {
+    while (!ctx.candidates.empty() && !poll.Passed()) {
       const HeapItem c = ctx.candidates[0];
       if (c.distance > lower && ctx.top.size() >= ef) break;
       HeapPop(ctx.candidates, MinFirst{});
@@ -190,6 +191,7 @@ struct Level0 {
     }
     for (;;) {
       while (!ctx.candidates.empty()) {
+        if (poll.Passed()) return;
         const HeapItem c = ctx.candidates[0];
         if (c.distance > lower && ctx.top.size() >= ef) return;
         HeapPop(ctx.candidates, MinFirst{});
@@ -289,6 +291,7 @@ std::vector<Neighbor> Hnsw::Search(const float* query, std::size_t k,
   ctx->Reset(g.capacity);
   Level0 walk{g, *ctx, query, ef, allowed_count, bits, st};
   walk.give_up_beyond = params.give_up_beyond && allowed != nullptr;
+  walk.poll = DeadlinePoll(params.deadline, 64);
   if (bits == nullptr) {
     walk.WalkAll<false>(ep);
   } else if (params.filter == HnswFilter::kTwoHop && allowed != nullptr) {

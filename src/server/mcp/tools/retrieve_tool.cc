@@ -4,6 +4,7 @@
 #include <string>
 
 #include "server/mcp/tools/arguments.h"
+#include "server/mcp/tools/result_budget.h"
 #include "server/mcp/tools/tool.h"
 
 namespace engram::server::mcp {
@@ -46,7 +47,9 @@ class RetrieveTool : public Tool {
                       {"score", {{"type", "number"}}},
                       {"relevance", {{"type", "number"}}},
                       {"record", {{"type", "object"}}}}},
-                    {"required", json::array({"id", "score", "record"})}}}}}}},
+                    {"required", json::array({"id", "score", "record"})}}}}},
+                {"truncated", {{"type", "boolean"}}},
+                {"omitted", {{"type", "integer"}, {"minimum", 0}}}}},
               {"required", json::array({"name", "chunks"})}}}} {}
 
   const std::string& name() const override { return name_; }
@@ -58,20 +61,24 @@ class RetrieveTool : public Tool {
     if (error.empty()) error = ReadString(args, "name", {true, 1, 256}, &name);
     if (error.empty()) error = ReadString(args, "query", {true, 0, 1000}, &query);
     if (!error.empty()) return ToolResult::Error(error);
-    StatusOr<SearchResponse> response =
-        context.store->engine()->Retrieve(name, query, std::nullopt, context.principal->scope());
+    StatusOr<SearchResponse> response = context.store->engine()->Retrieve(
+        name, query, std::nullopt, context.principal->scope(), context.bounds);
     if (!response.ok()) return response.status();
     if (response->rejected) return ToolResult::Error(response->rejected->message);
     json chunks = json::array();
+    ResultBudget budget(context.bounds.max_reply_bytes);
     for (const SearchHit& hit : response->hits) {
       json record = json::parse(hit.record, nullptr, false);
       if (!record.is_object()) record = json::object();
-      chunks.push_back(json{{"id", hit.id},
-                            {"score", hit.score},
-                            {"relevance", hit.relevance},
-                            {"record", std::move(record)}});
+      budget.Add(json{{"id", hit.id},
+                      {"score", hit.score},
+                      {"relevance", hit.relevance},
+                      {"record", std::move(record)}},
+                 &chunks);
     }
-    return ToolResult{json{{"name", name}, {"chunks", std::move(chunks)}}, {}};
+    json result{{"name", name}, {"chunks", std::move(chunks)}};
+    budget.Report(*response, &result);
+    return ToolResult{std::move(result), {}};
   }
 
  private:

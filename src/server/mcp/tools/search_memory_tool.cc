@@ -5,6 +5,7 @@
 
 #include "server/mcp/memory_view.h"
 #include "server/mcp/tools/arguments.h"
+#include "server/mcp/tools/result_budget.h"
 #include "server/mcp/tools/search_memory_seed.h"
 #include "server/mcp/tools/tool.h"
 #include "server/mcp/uuid.h"
@@ -63,7 +64,9 @@ class SearchMemoryTool : public Tool {
              {"properties",
               {{"results", {{"type", "array"}, {"items", MemoryViewSchema()}}},
                {"search_type", {{"type", "string"}}},
-               {"detail", {{"type", "string"}}}}},
+               {"detail", {{"type", "string"}}},
+               {"truncated", {{"type", "boolean"}}},
+               {"omitted", {{"type", "integer"}, {"minimum", 0}}}}},
              {"required", json::array({"results"})}};
   }
 
@@ -79,6 +82,8 @@ class SearchMemoryTool : public Tool {
     const Detail detail = *DetailFromName(args.detail);
     const TimePoint now = context.options->clock();
     json results = json::array();
+    ResultBudget budget(context.bounds.max_reply_bytes);
+    SearchResponse searched;  // what the engine left out, for the report
     Engine* engine = context.store->engine();
     const std::string& collection = context.store->collection();
     if (args.search_type == "by_memory_id") {
@@ -96,13 +101,14 @@ class SearchMemoryTool : public Tool {
         if (!record.ok()) return record.status();
         if (!record->has_value()) continue;
         const json parsed = json::parse(**record, nullptr, false);
-        if (parsed.is_object()) results.push_back(RenderMemory(parsed, 1.0, detail, now));
+        if (parsed.is_object()) budget.Add(RenderMemory(parsed, 1.0, detail, now), &results);
         break;
       }
     } else {
       SearchRequest request;
       request.scope = context.principal->scope();
       request.k = static_cast<std::size_t>(args.limit);
+      request.bounds = context.bounds;
       if (!args.filters.empty()) {
         request.dialect = FilterDialect::kSearchMemory;
         request.filter = args.filters.dump();
@@ -121,13 +127,16 @@ class SearchMemoryTool : public Tool {
       for (const SearchHit& hit : response->hits) {
         const json parsed = json::parse(hit.record, nullptr, false);
         if (!parsed.is_object()) continue;
-        results.push_back(RenderMemory(parsed, hit.relevance, detail, now));
+        budget.Add(RenderMemory(parsed, hit.relevance, detail, now), &results);
       }
+      searched.truncated = response->truncated;
+      searched.omitted = response->omitted;
     }
-    return ToolResult{json{{"results", std::move(results)},
-                           {"search_type", args.search_type},
-                           {"detail", args.detail}},
-                      {}};
+    json result{{"results", std::move(results)},
+                {"search_type", args.search_type},
+                {"detail", args.detail}};
+    budget.Report(searched, &result);
+    return ToolResult{std::move(result), {}};
   }
 
  private:

@@ -69,6 +69,7 @@ StatusOr<Link> LastInSession(const ToolContext& context, const std::string& sess
   SearchRequest request;
   request.scope = context.principal->scope();
   request.k = 16;
+  request.bounds.deadline = context.bounds.deadline;  // every hit is needed: no reply budget
   request.dialect = FilterDialect::kSearchMemory;
   request.filter =
       json::array({json{{"field", "session_id"}, {"operator", "is"}, {"value", session}}}).dump();

@@ -17,11 +17,13 @@
 
 namespace engram::server::mcp {
 
-// Everything a call may touch. The principal's scope goes to every engine call.
+// Everything a call may touch. The principal's scope and the bounds go to
+// every engine call; `bounds.max_reply_bytes` is the budget of the result.
 struct ToolContext {
   MemoryStore* store;
   const Principal* principal;
   const McpOptions* options;
+  RequestBounds bounds;
 };
 
 // The outcome of a call the tool could complete: `structured` (an object,
