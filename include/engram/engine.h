@@ -31,6 +31,37 @@ struct TextFieldSpec {
   double weight = 1.0;
 };
 
+// Recency and importance in ranking (README "Ranking"), off unless a search
+// or its collection asks: each hit's
+//   final_score = relevance * decay * boost
+// where decay = max(floor, f(|t - now|)) on a datetime field t, f one of
+// Elasticsearch's decay functions (exp, gauss, linear; 1 within `offset`,
+// 0.5 at offset + scale; 1 for a record without a value), and boost =
+// max(0, 1 + weight * v) for a numeric field v (0 when absent). The
+// candidates are re-sorted by the final score before the cut to k;
+// score_threshold still compares the relevance.
+enum class DecayFunction { kExp, kGauss, kLinear };
+struct DecaySpec {
+  std::string field;  // a datetime field; empty: no decay ("off")
+  DecayFunction function = DecayFunction::kExp;
+  double scale_seconds = 0;   // > 0
+  double offset_seconds = 0;  // >= 0
+  double floor = 0;           // in [0, 1]: the factor never goes below it
+};
+struct BoostSpec {
+  std::string field;  // an int or float field; empty: no boost ("off")
+  double weight = 1;  // finite, >= 0
+};
+// The text forms of the CLI and the HTTP API: "off", or
+// "FIELD:exp|gauss|linear:SCALE[:OFFSET[:FLOOR]]" with durations as a number
+// and a unit (s, m, h, d, w: "30d", "1.5h"), and "off" or "FIELD[:WEIGHT]".
+// InvalidArgument naming the bad part. Fields are checked against a schema
+// where the spec is used.
+StatusOr<DecaySpec> ParseDecay(std::string_view text);
+StatusOr<BoostSpec> ParseBoost(std::string_view text);
+std::string DecayText(const DecaySpec& decay);  // what ParseDecay reads back
+std::string BoostText(const BoostSpec& boost);
+
 // What a collection is (SEARCH.md §1): at least one of text and vectors.
 struct CollectionSpec {
   std::string name;  // 1-64 of [A-Za-z0-9_.-], not starting with '.'
@@ -40,6 +71,9 @@ struct CollectionSpec {
   std::string metric = "cosine";    // cosine | dot | l2 (with vectors)
   std::string language = "en";      // en | nl | none: stemming of text fields
   std::string time_field;           // a datetime field for temporal hints, or empty
+  // The ranking of searches that name none (see DecaySpec); unset: off.
+  std::optional<DecaySpec> decay = std::nullopt;
+  std::optional<BoostSpec> boost = std::nullopt;
 };
 
 struct CollectionInfo {
@@ -142,7 +176,11 @@ struct SearchRequest {
   FilterMode filter_mode = FilterMode::kAuto;
   std::optional<double> threshold;        // a distance cut-off in the metric's terms
   std::optional<double> score_threshold;  // a floor on relevance, in [0, 1]
-  std::string anchor;                     // YYYY-MM-DD for temporal hints; empty: today
+  // Ranking (see DecaySpec): each, when set, replaces the collection's
+  // default (an empty field switches it off). Not with a listing.
+  std::optional<DecaySpec> decay;
+  std::optional<BoostSpec> boost;
+  std::string anchor;  // YYYY-MM-DD for temporal hints; empty: today
   bool explain = false;
   bool impact = false;
   RequestBounds bounds;
@@ -155,6 +193,9 @@ struct SearchHit {
   std::optional<double> bm25;
   std::optional<double> distance;
   std::string record;  // the stored record as a JSON object (without its vector)
+  // A ranked search's factors (see DecaySpec): set when the search ranked
+  // by decay or boost (each when it applied), with the final score.
+  std::optional<double> decay = std::nullopt, boost = std::nullopt, final_score = std::nullopt;
 };
 
 struct SearchResponse {
@@ -193,6 +234,9 @@ class Engine {
     // The SQLite VFS to open the store with (fault-injection tests); empty:
     // SQLite's default.
     std::string sqlite_vfs;
+    // The wall clock ranking's decay measures age from; empty: the system
+    // clock. Tests inject a fixed one.
+    std::function<std::chrono::system_clock::time_point()> clock;
   };
 
   // What opening the store took, for logs, metrics and the crash tests.

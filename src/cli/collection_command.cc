@@ -64,6 +64,35 @@ int ReportStatus(const Status& status, std::ostream& err) {
   return 3;
 }
 
+void AddRankingOptions(CLI::App* cmd, EngineOptions* o, const std::string& which) {
+  cmd->add_option("--decay", o->decay,
+                  which +
+                      "recency decay: FIELD:exp|gauss|linear:SCALE[:OFFSET[:FLOOR]] (SCALE, "
+                      "OFFSET: 30d, 12h, ...; FLOOR in [0, 1]) or off");
+  cmd->add_option("--boost", o->boost, which + "importance boost: FIELD[:WEIGHT] or off");
+}
+
+bool ParseRanking(const EngineOptions& o, std::optional<DecaySpec>* decay,
+                  std::optional<BoostSpec>* boost, std::ostream& err) {
+  if (!o.decay.empty()) {
+    StatusOr<DecaySpec> d = ParseDecay(o.decay);
+    if (!d.ok()) {
+      err << "engram: --" << d.status().message() << '\n';
+      return false;
+    }
+    *decay = *d;
+  }
+  if (!o.boost.empty()) {
+    StatusOr<BoostSpec> b = ParseBoost(o.boost);
+    if (!b.ok()) {
+      err << "engram: --" << b.status().message() << '\n';
+      return false;
+    }
+    *boost = *b;
+  }
+  return true;
+}
+
 void AddEngineCommands(CLI::App* app, EngineOptions* o, std::string* run) {
   auto db = [o](CLI::App* cmd) {
     AddDbOption(cmd, &o->db, "the store directory (created if missing)");
@@ -84,6 +113,7 @@ void AddEngineCommands(CLI::App* app, EngineOptions* o, std::string* run) {
   create->add_option("--language", o->language, "stemming of text fields: en, nl or none")
       ->check(CLI::IsMember({"en", "nl", "none"}));
   create->add_option("--time-field", o->time_field, "a datetime field for temporal hints");
+  AddRankingOptions(create, o, "the searches' default ");
   create->callback([run] { *run = "collection create"; });
   CLI::App* list = coll->add_subcommand("list", "List the collections with their sizes");
   db(list);
@@ -120,6 +150,7 @@ void AddEngineCommands(CLI::App* app, EngineOptions* o, std::string* run) {
   search->add_option("--score-threshold", o->score_threshold, "a relevance floor in [0, 1]")
       ->check(CLI::Range(0.0, 1.0));
   search->add_option("--anchor", o->anchor, "the date of temporal hints, YYYY-MM-DD");
+  AddRankingOptions(search, o, "");
   search->add_flag("--explain", o->explain, "show the plan, counts and timings");
   search->add_flag("--impact", o->impact, "show the filter's impact");
   search->add_flag("--json", o->json, "one JSON document");
@@ -145,6 +176,7 @@ int RunCollectionCreate(const EngineOptions& o, std::ostream& out, std::ostream&
   CollectionSpec spec{o.collection, *schema, {}, 0, "cosine", o.language, o.time_field};
   if (!ParseTextFields(o.text, &spec.text, err)) return 2;
   if (!o.vectors.empty() && !ParseVectors(o.vectors, &spec, err)) return 2;
+  if (!ParseRanking(o, &spec.decay, &spec.boost, err)) return 2;
   StatusOr<std::unique_ptr<Engine>> engine = OpenStore(o.db, "engram collection create");
   if (!engine.ok()) return ReportStatus(engine.status(), err);
   if (Status s = (*engine)->CreateCollection(spec); !s.ok()) return ReportStatus(s, err);
@@ -173,6 +205,8 @@ int RunCollectionList(const EngineOptions& o, std::ostream& out, std::ostream& e
     if (info.spec.vector_dim > 0) {
       c["vectors"] = {{"dim", info.spec.vector_dim}, {"metric", info.spec.metric}};
     }
+    if (info.spec.decay) c["decay"] = DecayText(*info.spec.decay);
+    if (info.spec.boost) c["boost"] = BoostText(*info.spec.boost);
     list.push_back(c);
   }
   if (o.json) {

@@ -13,6 +13,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "engram/engine.h"
 #include "engram/status.h"
 
 namespace engram::cli {
@@ -26,6 +27,9 @@ struct EngineOptions {
   std::string vectors;  // DIM:METRIC
   std::string language = "en";
   std::string time_field;
+  // collection create (defaults) and search: ranking (engine.h, DecaySpec)
+  std::string decay;  // FIELD:exp|gauss|linear:SCALE[:OFFSET[:FLOOR]] | off
+  std::string boost;  // FIELD[:WEIGHT] | off
   // ingest
   std::string file;
   std::size_t batch = 10000;
@@ -58,6 +62,12 @@ int RunCollectionList(const EngineOptions& o, std::ostream& out, std::ostream& e
 int RunIngest(const EngineOptions& o, std::ostream& out, std::ostream& err);
 int RunSearch(const EngineOptions& o, std::istream& in, std::ostream& out, std::ostream& err);
 int RunDelete(const EngineOptions& o, std::istream& in, std::ostream& out, std::ostream& err);
+
+// --decay and --boost on `cmd` (`which` prefixes their help), and their
+// parsing into specs (false, after printing the located error, when bad).
+void AddRankingOptions(CLI::App* cmd, EngineOptions* o, const std::string& which);
+bool ParseRanking(const EngineOptions& o, std::optional<DecaySpec>* decay,
+                  std::optional<BoostSpec>* boost, std::ostream& err);
 
 // The exit code for a failed Status (3 or 4), after printing it.
 int ReportStatus(const Status& status, std::ostream& err);

@@ -72,6 +72,12 @@ void PrintHuman(const SearchResponse& r, const CollectionSpec& spec, std::ostrea
     out << line;
     if (h.bm25) out << "  bm25 " << std::round(*h.bm25 * 1000) / 1000;
     if (h.distance) out << "  distance " << std::round(*h.distance * 10000) / 10000;
+    if (h.final_score) {
+      out << "  relevance " << std::round(h.relevance * 10000) / 10000;
+      if (h.decay) out << "  decay " << std::round(*h.decay * 10000) / 10000;
+      if (h.boost) out << "  boost " << std::round(*h.boost * 10000) / 10000;
+      out << "  final " << std::round(*h.final_score * 10000) / 10000;
+    }
     out << '\n';
     const std::string preview = Preview(h.record, spec);
     if (!preview.empty()) out << "    " << preview << '\n';
@@ -112,6 +118,7 @@ int RunSearch(const EngineOptions& o, std::istream&, std::ostream& out, std::ost
   request.threshold = o.threshold;
   request.score_threshold = o.score_threshold;
   request.anchor = o.anchor;
+  if (!ParseRanking(o, &request.decay, &request.boost, err)) return 2;
   request.explain = o.explain;
   request.impact = o.impact;
 
@@ -134,6 +141,9 @@ int RunSearch(const EngineOptions& o, std::istream&, std::ostream& out, std::ost
     Json hit = {{"id", h.id}, {"score", h.score}, {"relevance", h.relevance}};
     if (h.bm25) hit["bm25"] = *h.bm25;
     if (h.distance) hit["distance"] = *h.distance;
+    if (h.decay) hit["decay"] = *h.decay;
+    if (h.boost) hit["boost"] = *h.boost;
+    if (h.final_score) hit["final_score"] = *h.final_score;
     hit["record"] = Json::parse(h.record);
     hits.push_back(std::move(hit));
   }

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "engine/collection.h"
+#include "engine/ranking.h"
 #include "vector/metric.h"
 #include "vector/vector_store.h"
 
@@ -75,6 +76,16 @@ Status ValidateSpec(const CollectionSpec& spec) {
                                      "' is not a datetime field of the schema");
     }
   }
+  // The ranking defaults: their fields and numbers, as a search checks them.
+  const Datetime epoch;
+  Checked<search::Ranking> ranking = ResolveRanking(schema, spec.decay, spec.boost, epoch);
+  if (!ranking.ok()) return Status::InvalidArgument(ranking.diagnostic().message);
+  if (spec.decay && !spec.decay->field.empty()) {
+    if (Status s = ParseDecay(DecayText(*spec.decay)).status(); !s.ok()) return s;
+  }
+  if (spec.boost && !spec.boost->field.empty()) {
+    if (Status s = ParseBoost(BoostText(*spec.boost)).status(); !s.ok()) return s;
+  }
   return Status::Ok();
 }
 
@@ -89,6 +100,8 @@ json::Value SpecToJson(const CollectionSpec& spec) {
                      {"metric", spec.metric},
                      {"language", spec.language},
                      {"time_field", spec.time_field}};
+  if (spec.decay) doc["decay"] = DecayText(*spec.decay);
+  if (spec.boost) doc["boost"] = BoostText(*spec.boost);
   return doc;
 }
 
@@ -113,6 +126,17 @@ StatusOr<CollectionSpec> SpecFromJson(std::string_view config) {
     spec.metric = doc.at("metric").get<std::string>();
     spec.language = doc.at("language").get<std::string>();
     spec.time_field = doc.at("time_field").get<std::string>();
+    // Added after version 1 was first written: absent in older stores.
+    if (auto it = doc.find("decay"); it != doc.end()) {
+      StatusOr<DecaySpec> decay = ParseDecay(it->get<std::string>());
+      if (!decay.ok()) return corrupt(decay.status().message());
+      spec.decay = *decay;
+    }
+    if (auto it = doc.find("boost"); it != doc.end()) {
+      StatusOr<BoostSpec> boost = ParseBoost(it->get<std::string>());
+      if (!boost.ok()) return corrupt(boost.status().message());
+      spec.boost = *boost;
+    }
     if (Status s = ValidateSpec(spec); !s.ok()) return corrupt(s.message());
     return spec;
   } catch (const json::Value::exception& e) {

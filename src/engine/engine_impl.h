@@ -5,6 +5,7 @@
 #ifndef ENGRAM_ENGINE_ENGINE_IMPL_H_
 #define ENGRAM_ENGINE_ENGINE_IMPL_H_
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -12,6 +13,7 @@
 #include <string_view>
 
 #include "base/status.h"
+#include "base/time.h"
 #include "engine/collection.h"
 #include "engine/maintenance.h"
 #include "engram/engine.h"
@@ -54,6 +56,13 @@ struct Engine::Impl {
   std::vector<std::shared_ptr<engine::Collection>> All() const;
   // The open collection `name`, or NotFound.
   StatusOr<std::shared_ptr<engine::Collection>> Find(std::string_view name) const;
+
+  // The wall clock (Options::clock, else the system clock), as a datetime.
+  Datetime Now() const {
+    const auto now = options.clock ? options.clock() : std::chrono::system_clock::now();
+    return Datetime{
+        std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count()};
+  }
 
   RecoveryReport recovery;
   // Loads one collection from the store (recovery.cc), adding to `recovery`.

@@ -7,6 +7,7 @@
 
 #include "engine/engine_impl.h"
 #include "engine/internal.h"
+#include "engine/ranking.h"
 #include "engine/scope.h"
 #include "text/query/query.h"
 
@@ -72,6 +73,9 @@ StatusOr<SearchResponse> Engine::Impl::Run(const Collection& c, const search::Re
     hit.relevance = h.relevance;
     hit.bm25 = h.bm25;
     hit.distance = h.distance;
+    hit.decay = h.decay;
+    hit.boost = h.field_boost;
+    hit.final_score = h.final_score;
     hit.record = reader.body_of(h.doc);
     response.hits.push_back(std::move(hit));
   }
@@ -169,7 +173,16 @@ StatusOr<SearchResponse> Engine::Search(std::string_view collection,
   ASSIGN_OR_RETURN(std::optional<filter::CompiledFilter> read,
                    engine::ReadFilter(c->spec().schema.get(), request.scope, collection));
   if (read) r.scope = &*read;
+  const bool asks_ranking = (request.decay && !request.decay->field.empty()) ||
+                            (request.boost && !request.boost->field.empty());
   if (!request.query && !request.vector) {
+    if (asks_ranking) {
+      rejected.rejected =
+          Diagnostic{400, "request.invalid", request.decay ? "decay" : "boost",
+                     "decay and boost rank a query's or a vector's hits; a listing (neither) is "
+                     "ordered by time"};
+      return rejected;
+    }
     if (request.k == 0 || request.k > search::kMaxK) {
       rejected.rejected = Diagnostic{400, "request.invalid", "k",
                                      "k must be in [1, " + std::to_string(search::kMaxK) + "]"};
@@ -206,6 +219,15 @@ StatusOr<SearchResponse> Engine::Search(std::string_view collection,
                                                              : search::FilterMode::kAuto;
   r.threshold = request.threshold;
   r.score_threshold = request.score_threshold;
+  const CollectionSpec& spec = c->spec();
+  Checked<search::Ranking> ranking =
+      engine::ResolveRanking(c->schema(), request.decay ? request.decay : spec.decay,
+                             request.boost ? request.boost : spec.boost, impl_->Now());
+  if (!ranking.ok()) {
+    rejected.rejected = ranking.diagnostic();
+    return rejected;
+  }
+  r.ranking = std::move(ranking).value();
   r.explain = request.explain;
   r.impact = request.impact;
   return impl_->Run(*c, r, request.bounds.max_reply_bytes);

@@ -49,6 +49,34 @@ Status Invalid(std::string message) {
   return Status::InvalidArgument(std::move(message));
 }
 
+Status ValidateRanking(const index::MetadataIndex& metadata, const Ranking& ranking) {
+  const Schema& schema = metadata.schema();
+  if (const std::optional<Decay>& d = ranking.decay) {
+    if (d->slot >= schema.fields().size() || schema.field(d->slot).type != FieldType::kDatetime) {
+      return Invalid("decay: the field must be a datetime field of the schema");
+    }
+    if (!std::isfinite(d->scale_micros) || d->scale_micros <= 0) {
+      return Invalid("decay: scale must be a positive duration");
+    }
+    if (!std::isfinite(d->offset_micros) || d->offset_micros < 0) {
+      return Invalid("decay: offset must be a duration >= 0");
+    }
+    if (!(d->floor >= 0 && d->floor <= 1)) {
+      return Invalid("decay: floor must be within [0, 1], got " + Num(d->floor));
+    }
+  }
+  if (const std::optional<Boost>& b = ranking.boost) {
+    if (b->slot >= schema.fields().size() || (schema.field(b->slot).type != FieldType::kInt &&
+                                              schema.field(b->slot).type != FieldType::kFloat)) {
+      return Invalid("boost: the field must be an int or float field of the schema");
+    }
+    if (!std::isfinite(b->weight) || b->weight < 0) {
+      return Invalid("boost: weight must be a finite number >= 0, got " + Num(b->weight));
+    }
+  }
+  return Status::Ok();
+}
+
 Status Validate(const CollectionView& c, const Request& r, Plan* plan) {
   if (c.metadata == nullptr) return Invalid("collection: no metadata index");
   if (r.k < 1 || r.k > kMaxK) {
@@ -105,6 +133,7 @@ Status Validate(const CollectionView& c, const Request& r, Plan* plan) {
   if (r.score_threshold && !(*r.score_threshold >= 0 && *r.score_threshold <= 1)) {
     return Invalid("score_threshold: must be within [0, 1], got " + Num(*r.score_threshold));
   }
+  RETURN_IF_ERROR(ValidateRanking(*c.metadata, r.ranking));
   switch (r.filter_mode) {
     case FilterMode::kAuto:
       plan->filter_mode = FilterMode::kPre;
@@ -164,6 +193,36 @@ std::vector<std::uint32_t> CandidateDocs(const Runs& runs) {
   return docs;
 }
 
+// The other side's signal for `hits`: distances for text-only hits (so
+// `threshold` cuts uniformly), BM25 for vector-only hybrid hits; then each
+// hit's relevance (SEARCH.md §5).
+void FillSignals(const CollectionView& c, const Request& r, const Plan& plan,
+                 const std::vector<float>& prepared, double max_bm25, std::vector<Hit>* hits) {
+  if (!prepared.empty()) {
+    const vector::VectorStore& store = c.vectors->store();
+    for (Hit& h : *hits) {
+      if (h.distance || !store.Contains(h.doc)) continue;
+      h.distance = vector::ReportedDistance(plan.metric, store.Distance(prepared.data(), h.doc));
+    }
+  }
+  if (plan.text && plan.vector) {
+    std::vector<std::uint32_t> missing;
+    for (const Hit& h : *hits) {
+      if (!h.bm25) missing.push_back(h.doc);
+    }
+    const auto scores = ScoreText(*c.text, *r.query, missing, TextOptions(r));
+    for (Hit& h : *hits) {
+      if (auto it = scores.find(h.doc); !h.bm25 && it != scores.end()) h.bm25 = it->second;
+    }
+  }
+  for (Hit& h : *hits) {
+    double rel = 0;
+    if (plan.text && h.bm25) rel = std::max(rel, TextRelevance(*h.bm25, max_bm25));
+    if (plan.vector && h.distance) rel = std::max(rel, VectorRelevance(plan.metric, *h.distance));
+    h.relevance = rel;
+  }
+}
+
 json::Value OrNull(std::optional<double> x) {
   return x ? json::Value(*x) : json::Value(nullptr);
 }
@@ -202,7 +261,13 @@ StatusOr<Result> Search(const CollectionView& c, const Request& r) {
   const bool post = r.filter != nullptr && plan.filter_mode == FilterMode::kPost;
   // A retriever fetches enough for fusion and temporal re-ranking; in post
   // mode, seed 004's overfetch, since the filter comes after.
-  const std::size_t fetch_k = post ? effective_k : std::max(r.k, requested_k);
+  // A ranked search re-sorts its candidates, so it takes a deeper pool.
+  const bool ranked = r.ranking.on();
+  const std::size_t depth =
+      ranked && !r.candidate_k
+          ? std::min(kMaxCandidateK, std::max(kRankingMinDepth, kRankingDepthFactor * r.k))
+          : requested_k;
+  const std::size_t fetch_k = post ? effective_k : std::max(r.k, depth);
   counts["candidate_k"] = requested_k;
   counts["fetch_k"] = fetch_k;
 
@@ -238,42 +303,28 @@ StatusOr<Result> Search(const CollectionView& c, const Request& r) {
   counts["fused"] = hits.size();
   timings["fusion"] = lap.Lap();
 
+  const double max_bm25 =
+      plan.text ? MaxAttainableBm25(*c.text, *r.query, within, r.max_expansions) : 0;
+  json::Value ranking = nullptr;
+  if (ranked) {
+    // Every candidate's relevance first: the final score is built on it.
+    FillSignals(c, r, plan, prepared, max_bm25, &hits);
+    RETURN_IF_ERROR(CheckDeadline(r, "scoring"));
+    ranking = ApplyRanking(r.ranking, metadata, &hits);
+    timings["ranking"] = lap.Lap();
+  }
+
   json::Value temporal = nullptr;
   if (r.query && c.time_slot && !r.query->hints.empty()) {
-    temporal = ApplyTemporalHints(r.query->hints, metadata, *c.time_slot, fused, r.rrf_k, &hits);
+    // After ranking, the hints work on its order as on one retriever's.
+    temporal = ApplyTemporalHints(r.query->hints, metadata, *c.time_slot, fused && !ranked, r.rrf_k,
+                                  &hits);
     timings["temporal"] = lap.Lap();
   }
 
   if (hits.size() > r.k) hits.resize(r.k);
   counts["top_k"] = hits.size();
-
-  // The other side's signal for the final hits: distances for text-only
-  // hits (so `threshold` cuts uniformly), BM25 for vector-only hybrid hits.
-  if (!prepared.empty()) {
-    const vector::VectorStore& store = c.vectors->store();
-    for (Hit& h : hits) {
-      if (h.distance || !store.Contains(h.doc)) continue;
-      h.distance = vector::ReportedDistance(plan.metric, store.Distance(prepared.data(), h.doc));
-    }
-  }
-  if (fused) {
-    std::vector<std::uint32_t> missing;
-    for (const Hit& h : hits) {
-      if (!h.bm25) missing.push_back(h.doc);
-    }
-    const auto scores = ScoreText(*c.text, *r.query, missing, TextOptions(r));
-    for (Hit& h : hits) {
-      if (auto it = scores.find(h.doc); !h.bm25 && it != scores.end()) h.bm25 = it->second;
-    }
-  }
-  const double max_bm25 =
-      plan.text ? MaxAttainableBm25(*c.text, *r.query, within, r.max_expansions) : 0;
-  for (Hit& h : hits) {
-    double rel = 0;
-    if (plan.text && h.bm25) rel = std::max(rel, TextRelevance(*h.bm25, max_bm25));
-    if (plan.vector && h.distance) rel = std::max(rel, VectorRelevance(plan.metric, *h.distance));
-    h.relevance = rel;
-  }
+  if (!ranked) FillSignals(c, r, plan, prepared, max_bm25, &hits);
   RETURN_IF_ERROR(CheckDeadline(r, "scoring"));
   timings["signals"] = lap.Lap();
 
@@ -336,6 +387,8 @@ StatusOr<Result> Search(const CollectionView& c, const Request& r) {
                     {"ties", "better single-list rank, then record number"}};
   }
   ex["temporal"] = std::move(temporal);
+  if (!ranking.is_null()) ranking["hits"] = RankedHitsJson(result.hits);
+  ex["ranking"] = std::move(ranking);
   ex["thresholds"] = {{"threshold", OrNull(r.threshold)},
                       {"score_threshold", OrNull(r.score_threshold)},
                       {"cut_by_threshold", cut.by_threshold},

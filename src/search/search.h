@@ -19,6 +19,7 @@
 #include "engram/status.h"
 #include "filter/compiler.h"
 #include "index/metadata_index.h"
+#include "search/ranking.h"
 #include "text/index/text_index.h"
 #include "text/query/ast.h"
 #include "vector/vector_index.h"
@@ -62,7 +63,12 @@ struct Request {
   FilterMode filter_mode = FilterMode::kAuto;
   std::optional<double> threshold;        // a distance in the metric's terms, after top-k
   std::optional<double> score_threshold;  // a floor on Hit::relevance, in [0, 1]
-  std::size_t rrf_k = 60;                 // Reciprocal Rank Fusion's k (Cormack et al. 2009)
+  // Recency and importance (ranking.h); off unless set. With it, every
+  // candidate's relevance is computed and the candidates are re-sorted by
+  // the final score before the cut to k; the candidate depth is then
+  // candidate_k, default max(kRankingMinDepth, kRankingDepthFactor * k).
+  Ranking ranking;
+  std::size_t rrf_k = 60;  // Reciprocal Rank Fusion's k (Cormack et al. 2009)
   // Vector retrieval knobs for tests and benchmarks: the graph's ef (0: the
   // planner's choice) and a forced plan (unset: the planner chooses).
   std::size_t ef = 0;
@@ -91,6 +97,9 @@ struct Hit {
   // this hit, when the query had an `around` hint and the collection a time
   // field.
   std::optional<double> boost;
+  // Ranking (ranking.h), when the request asked for it: the decay and
+  // boost factors applied, and final_score = relevance * decay * boost.
+  std::optional<double> decay, field_boost, final_score;
 };
 
 struct Result {

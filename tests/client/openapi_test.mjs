@@ -133,6 +133,10 @@ test("browsers: foreign origins, forms and compressed bodies", async () => {
 test("collections", async () => {
   const c = "/v1/collections";
   const notes = { name: "notes", schema: "preset:notes", text: [{ name: "content" }], time_field: "updated_at" };
+  const ranked = await call("POST", c, { body: { name: "ranked", schema: "preset:notes", text: ["content"],
+    decay: "updated_at:gauss:7d", boost: "importance" }, status: 201 });
+  assert.equal(ranked.body.decay, "updated_at:gauss:604800.0s:0.0s:0.0");
+  await call("DELETE", `${c}/ranked`, { template: `${c}/{name}`, status: 200 });
   await call("POST", c, { body: notes, key: null, status: 401 });
   await call("POST", c, { body: notes, key: "nope-nope-nope-nope", status: 401 });
   await call("POST", c, { body: notes, key: ALICE, status: 403 });
@@ -194,6 +198,15 @@ test("search and filters", async () => {
     body: { query: "dragon", filter: { $or: [{ agent_id: "carol" }] }, dialect: "vector_filter" } });
   assert.deepEqual(widened.body.hits.map((h) => h.id), []);
   await call("POST", `${base}/search`, { template: s, status: 200, body: {} });
+  const ranked = await call("POST", `${base}/search`, { template: s, status: 200,
+    body: { query: "dragon", decay: "updated_at:exp:30d:1d:0.1", boost: "importance:2", explain: true } });
+  assert.ok(ranked.body.hits.length >= 1);
+  for (const h of ranked.body.hits) assert.ok(Math.abs(h.final_score - h.relevance * h.decay * h.boost) < 1e-9);
+  assert.equal(ranked.body.explain.ranking.hits.length, ranked.body.hits.length);
+  const badDecay = await call("POST", `${base}/search`, { template: s, status: 400, body: { query: "x", decay: "updated_at:exp:soon" } });
+  assert.equal(badDecay.body.path, "$.decay");
+  const notTime = await call("POST", `${base}/search`, { template: s, status: 422, body: { query: "x", decay: "scope:exp:1d" } });
+  assert.equal(notTime.body.path, "$.decay");
   const bad = await call("POST", `${base}/search`, { template: s, status: 422,
     body: { query: "dragon", dialect: "expr_v1", filter: { schema: "search_filter_expr/v1", expr: { op: "eq", field: "colour", value: 1 } } } });
   assert.equal(bad.body.error_code, "INVALID_REQUEST");

@@ -485,5 +485,54 @@ TEST_F(EngineCliSearch, BadInputIsRejectedWithItsPath) {
   EXPECT_NE(missing.err.find("nope"), std::string::npos) << missing.err;
 }
 
+// Ranking by recency and importance: the factors on every hit, the final
+// score ordering them, the collection's default, and located errors.
+TEST_F(EngineCliSearch, DecayAndBoostRankTheHits) {
+  Result r = Search({"--query", "dragon OR amulet OR river", "--k", "20", "--decay",
+                     "written:exp:365d::0.1", "--boost", "min_level:0.05", "--explain", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  Json doc = ParseJson(r);
+  ASSERT_GE(doc["hits"].size(), 3u);
+  double last = 1e300;
+  for (const Json& h : doc["hits"]) {
+    const double decay = h["decay"].get<double>(), boost = h["boost"].get<double>();
+    EXPECT_GE(decay, 0.1) << h;
+    EXPECT_LE(decay, 1.0) << h;
+    EXPECT_DOUBLE_EQ(boost, 1 + 0.05 * h["record"].value("min_level", 0)) << h;
+    EXPECT_NEAR(h["final_score"].get<double>(), h["relevance"].get<double>() * decay * boost,
+                1e-12);
+    EXPECT_LE(h["final_score"].get<double>(), last) << "sorted by the final score";
+    last = h["final_score"].get<double>();
+  }
+  EXPECT_EQ(doc["explain"]["ranking"]["hits"].size(), doc["hits"].size());
+  EXPECT_EQ(doc["explain"]["ranking"]["decay"]["function"], "exp");
+  Result human = Search({"--query", "dragon", "--boost", "min_level"});
+  ASSERT_EQ(human.code, 0) << human.err;
+  EXPECT_NE(human.out.find("  boost "), std::string::npos) << human.out;
+
+  Result bad = Search({"--query", "dragon", "--decay", "region:exp:1d", "--json"});
+  EXPECT_EQ(bad.code, 1) << bad.err;
+  EXPECT_EQ(ParseJson(bad)["error"]["path"], "decay");
+  Result syntax = Search({"--query", "dragon", "--decay", "written:exp:soon"});
+  EXPECT_EQ(syntax.code, 2);
+  EXPECT_NE(syntax.err.find("--decay: scale 'soon'"), std::string::npos) << syntax.err;
+}
+
+TEST_F(EngineCliWrite, ACollectionsDefaultRankingIsStoredAndListed) {
+  std::vector<std::string> args = CreateArgs(Db());
+  args.insert(args.end(), {"--decay", "written:gauss:30d", "--boost", "min_level:0.5"});
+  ASSERT_EQ(Engram(args).code, 0);
+  Result list = Engram({"collection", "list", "--db", Db(), "--json"});
+  ASSERT_EQ(list.code, 0) << list.err;
+  const Json c = ParseJson(list)["collections"][0];
+  EXPECT_EQ(c["decay"], "written:gauss:2592000.0s:0.0s:0.0");
+  EXPECT_EQ(c["boost"], "min_level:0.5");
+  std::vector<std::string> bad = CreateArgs(Db(), "other");
+  bad.insert(bad.end(), {"--decay", "region:exp:1d"});
+  Result refused = Engram(bad);
+  EXPECT_EQ(refused.code, 1);
+  EXPECT_NE(refused.err.find("'region' is not a datetime field"), std::string::npos) << refused.err;
+}
+
 }  // namespace
 }  // namespace engram::cli

@@ -75,6 +75,34 @@ Decoded<json> ParseBody(std::string_view body, const Limits& limits) {
   return std::move(in.value);
 }
 
+// `decay` and `boost`: the text forms of engine.h's ParseDecay and
+// ParseBoost, as on the command line.
+void ReadRanking(ObjectReader& r, std::optional<DecaySpec>* decay,
+                 std::optional<BoostSpec>* boost) {
+  // ParseDecay's and ParseBoost's messages start with the key the path names.
+  auto detail = [](const Status& s) {
+    const std::size_t colon = s.message().find(": ");
+    return colon == std::string::npos ? s.message() : s.message().substr(colon + 2);
+  };
+  std::string text;
+  if (r.String("decay", &text, 512)) {
+    StatusOr<DecaySpec> d = ParseDecay(text);
+    if (d.ok()) {
+      *decay = *d;
+    } else {
+      r.Fail("decay", detail(d.status()));
+    }
+  }
+  if (r.String("boost", &text, 512)) {
+    StatusOr<BoostSpec> b = ParseBoost(text);
+    if (b.ok()) {
+      *boost = *b;
+    } else {
+      r.Fail("boost", detail(b.status()));
+    }
+  }
+}
+
 Decoded<CollectionSpec> DecodeCollectionSpec(const json& body, const Limits& /*limits*/) {
   ObjectReader r(body, "$");
   struct {
@@ -84,6 +112,8 @@ Decoded<CollectionSpec> DecodeCollectionSpec(const json& body, const Limits& /*l
     std::string metric = "cosine";
     std::string language = "en";
     std::string time_field;
+    std::optional<DecaySpec> decay;
+    std::optional<BoostSpec> boost;
   } spec;
   if (r.Require("name")) r.String("name", &spec.name, 64);
   std::optional<SchemaRef> schema;
@@ -134,9 +164,13 @@ Decoded<CollectionSpec> DecodeCollectionSpec(const json& body, const Limits& /*l
   }
   r.Enum("language", &spec.language, {"en", "nl", "none"});
   r.String("time_field", &spec.time_field, 64);
+  ReadRanking(r, &spec.decay, &spec.boost);
   if (!r.Finish()) return r.problem();
-  return CollectionSpec{std::move(spec.name), *schema,       std::move(spec.text), spec.vector_dim,
-                        spec.metric,          spec.language, spec.time_field};
+  CollectionSpec out{std::move(spec.name), *schema,       std::move(spec.text), spec.vector_dim,
+                     spec.metric,          spec.language, spec.time_field};
+  out.decay = spec.decay;
+  out.boost = spec.boost;
+  return out;
 }
 
 Decoded<UpsertBody> DecodeUpsert(const json& body, const Limits& limits) {
@@ -224,6 +258,7 @@ Decoded<SearchRequest> DecodeSearch(const json& body, const Limits& limits) {
   if (r.Number("threshold", &d, 0, 1e12)) req.threshold = d;
   if (r.Number("score_threshold", &d, 0, 1)) req.score_threshold = d;
   r.String("anchor", &req.anchor, 32);
+  ReadRanking(r, &req.decay, &req.boost);
   r.Bool("explain", &req.explain);
   r.Bool("impact", &req.impact);
   return Finish(r, std::move(req));

@@ -14,6 +14,8 @@ nlohmann::json CollectionJson(const CollectionInfo& info) {
                       {"language", spec.language},
                       {"time_field", spec.time_field}};
   if (spec.vector_dim > 0) c["vector"] = {{"dim", spec.vector_dim}, {"metric", spec.metric}};
+  if (spec.decay) c["decay"] = DecayText(*spec.decay);
+  if (spec.boost) c["boost"] = BoostText(*spec.boost);
   return c;
 }
 

@@ -33,6 +33,9 @@ HttpResponse SearchReply(const SearchResponse& response, std::size_t max_reply_b
     hit += ",\"score\":" + number(h.score) + ",\"relevance\":" + number(h.relevance);
     if (h.bm25) hit += ",\"bm25\":" + number(*h.bm25);
     if (h.distance) hit += ",\"distance\":" + number(*h.distance);
+    if (h.decay) hit += ",\"decay\":" + number(*h.decay);
+    if (h.boost) hit += ",\"boost\":" + number(*h.boost);
+    if (h.final_score) hit += ",\"final_score\":" + number(*h.final_score);
     hit += ",\"record\":";
     hit += h.record;
     hit += '}';
