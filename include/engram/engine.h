@@ -62,6 +62,24 @@ StatusOr<BoostSpec> ParseBoost(std::string_view text);
 std::string DecayText(const DecaySpec& decay);  // what ParseDecay reads back
 std::string BoostText(const BoostSpec& boost);
 
+// Deduplication on write (README "Deduplication"), per collection and within
+// one owner (a record's agent_id; the whole collection when it has no
+// agent_id field), so that one agent's record is never a duplicate of
+// another's. exact: the same normalised content (every text field, NFC,
+// case-folded, white space collapsed); near: the record's vector (the given
+// one, or one computed on write) has similarity >= threshold (cosine: the
+// cosine similarity; dot: the inner product; l2: 1 / (1 + distance)) to a
+// record of the owner. A duplicate is skipped (not written); the write
+// reports it with the id of the record it duplicates.
+enum class DedupMode { kOff, kExact, kNear };
+struct DedupSpec {
+  DedupMode mode = DedupMode::kOff;
+  double threshold = 0;  // near: finite; within (0, 1] for cosine and l2
+};
+// "off", "exact" or "near:THRESHOLD"; InvalidArgument naming the bad part.
+StatusOr<DedupSpec> ParseDedup(std::string_view text);
+std::string DedupText(const DedupSpec& dedup);  // what ParseDedup reads back
+
 // What a collection is (SEARCH.md §1): at least one of text and vectors.
 struct CollectionSpec {
   std::string name;  // 1-64 of [A-Za-z0-9_.-], not starting with '.'
@@ -74,6 +92,7 @@ struct CollectionSpec {
   // The ranking of searches that name none (see DecaySpec); unset: off.
   std::optional<DecaySpec> decay = std::nullopt;
   std::optional<BoostSpec> boost = std::nullopt;
+  DedupSpec dedup = DedupSpec{};
 };
 
 struct CollectionInfo {
@@ -84,10 +103,19 @@ struct CollectionInfo {
 // The outcome of a write that can reject user input: either it was applied
 // (durable on return) or `rejected` says which input was bad and why, and
 // nothing was written.
+struct Deduplicated {
+  std::size_t index = 0;             // the 0-based position of the duplicate in the batch
+  std::string id;                    // its id (it was not written)
+  std::string duplicate_of;          // the id of the same owner's record it duplicates
+  std::optional<double> similarity;  // near: the similarity to that record
+};
 struct WriteResult {
   std::size_t written = 0;  // records put or removed
   std::optional<Diagnostic> rejected;
   std::size_t rejected_index = 0;  // Upsert: the 0-based position of the bad record
+  // Upsert, in a collection with dedup: the records skipped as duplicates,
+  // in batch order.
+  std::vector<Deduplicated> deduplicated = {};
 };
 
 // Who is asking (SEARCH.md §6). A scoped caller reads the records whose

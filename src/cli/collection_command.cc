@@ -114,6 +114,9 @@ void AddEngineCommands(CLI::App* app, EngineOptions* o, std::string* run) {
       ->check(CLI::IsMember({"en", "nl", "none"}));
   create->add_option("--time-field", o->time_field, "a datetime field for temporal hints");
   AddRankingOptions(create, o, "the searches' default ");
+  create->add_option("--dedup", o->dedup,
+                     "deduplication on write, per owner: off, exact (normalised text) or "
+                     "near:THRESHOLD (vector similarity)");
   create->callback([run] { *run = "collection create"; });
   CLI::App* list = coll->add_subcommand("list", "List the collections with their sizes");
   db(list);
@@ -177,6 +180,14 @@ int RunCollectionCreate(const EngineOptions& o, std::ostream& out, std::ostream&
   if (!ParseTextFields(o.text, &spec.text, err)) return 2;
   if (!o.vectors.empty() && !ParseVectors(o.vectors, &spec, err)) return 2;
   if (!ParseRanking(o, &spec.decay, &spec.boost, err)) return 2;
+  if (!o.dedup.empty()) {
+    StatusOr<DedupSpec> dedup = ParseDedup(o.dedup);
+    if (!dedup.ok()) {
+      err << "engram: --" << dedup.status().message() << '\n';
+      return 2;
+    }
+    spec.dedup = *dedup;
+  }
   StatusOr<std::unique_ptr<Engine>> engine = OpenStore(o.db, "engram collection create");
   if (!engine.ok()) return ReportStatus(engine.status(), err);
   if (Status s = (*engine)->CreateCollection(spec); !s.ok()) return ReportStatus(s, err);
@@ -207,6 +218,7 @@ int RunCollectionList(const EngineOptions& o, std::ostream& out, std::ostream& e
     }
     if (info.spec.decay) c["decay"] = DecayText(*info.spec.decay);
     if (info.spec.boost) c["boost"] = BoostText(*info.spec.boost);
+    if (info.spec.dedup.mode != DedupMode::kOff) c["dedup"] = DedupText(info.spec.dedup);
     list.push_back(c);
   }
   if (o.json) {

@@ -30,6 +30,7 @@ struct EngineOptions {
   // collection create (defaults) and search: ranking (engine.h, DecaySpec)
   std::string decay;  // FIELD:exp|gauss|linear:SCALE[:OFFSET[:FLOOR]] | off
   std::string boost;  // FIELD[:WEIGHT] | off
+  std::string dedup;  // collection create: off | exact | near:THRESHOLD
   // ingest
   std::string file;
   std::size_t batch = 10000;

@@ -20,6 +20,7 @@ namespace engram::cli {
 namespace {
 
 constexpr std::size_t kMaxLineBytes = std::size_t{1} << 20;  // the engine's record limit
+constexpr std::size_t kMaxListedDuplicates = 1000;           // in --json; all are counted
 
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
@@ -48,7 +49,10 @@ int RunIngest(const EngineOptions& o, std::ostream& out, std::ostream& err) {
   }
   const bool tty = isatty(STDERR_FILENO) == 1;
   const auto start = std::chrono::steady_clock::now();
-  std::size_t written = 0, batches = 0, line_no = 0;
+  std::size_t written = 0, batches = 0, line_no = 0, duplicates = 0;
+  // The duplicates skipped (dedup), each with its file line; the first
+  // kMaxListedDuplicates are listed, all are counted.
+  Json deduplicated = Json::array();
   std::vector<std::string> lines;
   std::vector<std::size_t> numbers;  // the file line of each record in `lines`
   auto flush = [&]() -> int {
@@ -81,6 +85,13 @@ int RunIngest(const EngineOptions& o, std::ostream& out, std::ostream& err) {
       return WriteRejected(out, e);
     }
     written += r->written;
+    duplicates += r->deduplicated.size();
+    for (const Deduplicated& d : r->deduplicated) {
+      if (deduplicated.size() >= kMaxListedDuplicates) break;
+      Json entry = {{"line", numbers[d.index]}, {"id", d.id}, {"duplicate_of", d.duplicate_of}};
+      if (d.similarity) entry["similarity"] = *d.similarity;
+      deduplicated.push_back(std::move(entry));
+    }
     ++batches;
     lines.clear();
     numbers.clear();
@@ -118,14 +129,18 @@ int RunIngest(const EngineOptions& o, std::ostream& out, std::ostream& err) {
                      {"collection", o.collection},
                      {"written", written},
                      {"batches", batches},
-                     {"seconds", seconds}})
+                     {"seconds", seconds},
+                     {"deduplicated_total", duplicates},
+                     {"deduplicated", std::move(deduplicated)}})
         << '\n';
   } else {
     char rate[64];
     std::snprintf(rate, sizeof rate, "%.2f s, %.0f records/s", seconds,
                   seconds > 0 ? static_cast<double>(written) / seconds : 0.0);
     out << "ingested " << written << " records into '" << o.collection << "' in " << batches
-        << (batches == 1 ? " batch" : " batches") << " (" << rate << ")\n";
+        << (batches == 1 ? " batch" : " batches") << " (" << rate << ")";
+    if (duplicates > 0) out << "; " << duplicates << " duplicates skipped";
+    out << '\n';
   }
   return 0;
 }

@@ -7,9 +7,11 @@
 #include <utility>
 
 #include "base/status.h"
+#include "engine/dedup.h"
 #include "engine/internal.h"
 #include "engine/record_key.h"
 #include "schema/record.h"
+#include "search/thresholds.h"
 #include "vector/metric.h"
 
 namespace engram::engine {
@@ -135,6 +137,7 @@ Checked<PreparedRecord> Collection::Prepare(std::string_view json_text) const {
   out.slots = std::move(record.value().slots);
   out.key = KeyOf(out.id, out.slots);
   out.body = json::Dump(object);
+  SetContentHash(&out);
   return out;
 }
 
@@ -175,7 +178,15 @@ StatusOr<PreparedRecord> Collection::Reload(std::string_view body,
     std::memcpy(out.vector.data(), vector_bytes.data(), vector_bytes.size());
   }
   out.body = std::move(text);
+  SetContentHash(&out);
   return out;
+}
+
+void Collection::SetContentHash(PreparedRecord* r) const {
+  if (spec_.dedup.mode != DedupMode::kExact) return;
+  const std::optional<std::string_view> owner =
+      owner_slot_ ? OwnerOf(r->slots, *owner_slot_) : std::nullopt;
+  r->content_hash = ContentHash(owner, NormalizeContent(r->texts));
 }
 
 Checked<filter::CompiledFilter> Collection::CompileFilter(FilterDialect dialect,
@@ -209,6 +220,40 @@ std::vector<std::uint32_t> Collection::FindId(std::string_view id) const {
   for (auto it = first; it != last; ++it) out.push_back(it->second);
   std::sort(out.begin(), out.end());
   return out;
+}
+
+void Collection::ForgetContent(std::uint32_t doc) {
+  if (doc >= content_hashes_.size() || content_hashes_[doc] == 0) return;
+  auto [first, last] = by_content_.equal_range(content_hashes_[doc]);
+  for (auto it = first; it != last; ++it) {
+    if (it->second == doc) {
+      by_content_.erase(it);
+      break;
+    }
+  }
+  content_hashes_[doc] = 0;
+}
+
+std::vector<std::uint32_t> Collection::Writer::FindContent(std::uint64_t hash) const {
+  std::vector<std::uint32_t> out;
+  auto [first, last] = c_->by_content_.equal_range(hash);
+  for (auto it = first; it != last; ++it) out.push_back(it->second);
+  return out;
+}
+
+StatusOr<std::optional<std::pair<std::uint32_t, double>>> Collection::Writer::Nearest(
+    const std::vector<float>& vector, const roaring::Roaring& allowed) const {
+  using Found = std::optional<std::pair<std::uint32_t, double>>;
+  if (!c_->vectors_ || vector.empty() || allowed.isEmpty()) return Found();
+  std::shared_lock<std::shared_mutex> lock(c_->mutex_);
+  vector::VectorSearchOptions options;
+  options.k = 1;
+  ASSIGN_OR_RETURN(std::vector<vector::Neighbor> found,
+                   c_->vectors_->Search(vector, options, &allowed));
+  if (found.empty()) return Found();
+  const vector::Metric metric = c_->vectors_->store().metric();
+  const double distance = vector::ReportedDistance(metric, found[0].distance);
+  return Found(std::make_pair(found[0].id, search::VectorSimilarity(metric, distance)));
 }
 
 void Collection::ForgetId(const std::string& id, std::uint32_t doc) {
@@ -306,6 +351,12 @@ Status Collection::Put(const std::vector<std::uint32_t>& docs, std::vector<Prepa
     docs_[std::move(r.key)] = doc;
     ids_[doc] = std::move(r.id);
     bodies_[doc] = std::move(r.body);
+    if (spec_.dedup.mode == DedupMode::kExact) {
+      ForgetContent(doc);
+      if (doc >= content_hashes_.size()) content_hashes_.resize(doc + 1, 0);
+      content_hashes_[doc] = r.content_hash;
+      by_content_.emplace(r.content_hash, doc);
+    }
     metadata_.Put(doc, std::move(r.slots));
     if (text_ && r.index_text) {
       std::vector<std::string_view> texts(r.texts.begin(), r.texts.end());
@@ -333,6 +384,7 @@ void Collection::RemoveOne(std::uint32_t doc) {
     keys_[doc].clear();
     keys_[doc].shrink_to_fit();
   }
+  ForgetContent(doc);
   ids_[doc].clear();
   ids_[doc].shrink_to_fit();
   bodies_[doc].clear();

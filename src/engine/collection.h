@@ -30,6 +30,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "base/json.h"
@@ -58,6 +59,9 @@ struct PreparedRecord {
   std::vector<Value> slots;        // by schema slot
   std::vector<std::string> texts;  // by text field, "" when absent
   std::vector<float> vector;       // dim values, or empty
+  // Exact dedup (dedup.h): the hash of the owner and normalised content.
+  std::uint64_t content_hash = 0;
+  std::size_t position = 0;  // Upsert: where the record was in the request
   // Which indexes Apply feeds (recovery skips those whose snapshot has it).
   bool index_text = true;
   bool index_vector = true;
@@ -139,6 +143,15 @@ class Collection {
     const std::string& key_of(std::uint32_t doc) const { return c_->key_of(doc); }
     const index::MetadataIndex& metadata() const { return c_->metadata_; }
     const Collection& collection() const { return *c_; }
+    const std::string& id_of(std::uint32_t doc) const { return c_->ids_[doc]; }
+    const std::string& body_of(std::uint32_t doc) const { return c_->bodies_[doc]; }
+    // Exact dedup: the records whose content hash is `hash`.
+    std::vector<std::uint32_t> FindContent(std::uint64_t hash) const;
+    // Near dedup: the nearest record to `vector` among `allowed` with its
+    // similarity (search/thresholds.h VectorSimilarity), under the shared
+    // lock (the background links vectors meanwhile); nullopt when none.
+    StatusOr<std::optional<std::pair<std::uint32_t, double>>> Nearest(
+        const std::vector<float>& vector, const roaring::Roaring& allowed) const;
 
     // The record number for `key`: its record's, or for a new key the lowest
     // free one (removed records' numbers are reused, so the indexes stay as
@@ -193,6 +206,7 @@ class Collection {
 
  private:
   text::TextIndexOptions TextOptions() const;
+  void SetContentHash(PreparedRecord* r) const;  // exact dedup: r->content_hash
   vector::VectorIndexOptions VectorOptions() const;
   std::optional<std::uint32_t> Find(std::string_view key) const;
   std::vector<std::uint32_t> FindId(std::string_view id) const;  // ascending
@@ -200,6 +214,7 @@ class Collection {
     return owner_slot_ ? keys_[doc] : ids_[doc];
   }
   void ForgetId(const std::string& id, std::uint32_t doc);  // by_id_ loses (id, doc)
+  void ForgetContent(std::uint32_t doc);                    // by_content_ loses doc
   search::CollectionView View() const;
   // Indexes `records` at `docs` (the exclusive lock held or not needed).
   Status Put(const std::vector<std::uint32_t>& docs, std::vector<PreparedRecord> records,
@@ -217,11 +232,14 @@ class Collection {
   std::vector<std::string> ids_;                               // doc -> id ("" when free)
   std::vector<std::string> keys_;                              // doc -> key (keyed by owner only)
   std::unordered_multimap<std::string, std::uint32_t> by_id_;  // id -> doc (keyed only)
-  std::vector<std::string> bodies_;                            // doc -> body
-  roaring::Roaring free_;                                      // numbers below next_doc_ not in use
-  std::uint32_t next_doc_ = 0;                                 // no number at or above it is in use
-  std::uint64_t applied_seq_ = 0;  // the sequence of the last batch applied
-  bool dropped_ = false;           // under write_mutex_
+  // Exact dedup only: content hash -> doc, and doc -> its hash (0: none).
+  std::unordered_multimap<std::uint64_t, std::uint32_t> by_content_;
+  std::vector<std::uint64_t> content_hashes_;
+  std::vector<std::string> bodies_;  // doc -> body
+  roaring::Roaring free_;            // numbers below next_doc_ not in use
+  std::uint32_t next_doc_ = 0;       // no number at or above it is in use
+  std::uint64_t applied_seq_ = 0;    // the sequence of the last batch applied
+  bool dropped_ = false;             // under write_mutex_
 
   mutable std::shared_mutex mutex_;  // readers share it; index changes hold it exclusively
   mutable std::mutex write_mutex_;   // one writer at a time

@@ -76,6 +76,27 @@ Status ValidateSpec(const CollectionSpec& spec) {
                                      "' is not a datetime field of the schema");
     }
   }
+  switch (spec.dedup.mode) {
+    case DedupMode::kOff:
+      break;
+    case DedupMode::kExact:
+      if (spec.text.empty()) {
+        return Status::InvalidArgument(
+            "dedup: exact compares text fields; the collection has none");
+      }
+      break;
+    case DedupMode::kNear: {
+      if (spec.vector_dim == 0) {
+        return Status::InvalidArgument("dedup: near compares vectors; the collection has none");
+      }
+      const double t = spec.dedup.threshold;
+      if (!std::isfinite(t) || (spec.metric != "dot" && !(t > 0 && t <= 1))) {
+        return Status::InvalidArgument("dedup: the near threshold must be within (0, 1] for the " +
+                                       spec.metric + " metric, got " + json::Value(t).dump());
+      }
+      break;
+    }
+  }
   // The ranking defaults: their fields and numbers, as a search checks them.
   const Datetime epoch;
   Checked<search::Ranking> ranking = ResolveRanking(schema, spec.decay, spec.boost, epoch);
@@ -102,6 +123,7 @@ json::Value SpecToJson(const CollectionSpec& spec) {
                      {"time_field", spec.time_field}};
   if (spec.decay) doc["decay"] = DecayText(*spec.decay);
   if (spec.boost) doc["boost"] = BoostText(*spec.boost);
+  if (spec.dedup.mode != DedupMode::kOff) doc["dedup"] = DedupText(spec.dedup);
   return doc;
 }
 
@@ -131,6 +153,11 @@ StatusOr<CollectionSpec> SpecFromJson(std::string_view config) {
       StatusOr<DecaySpec> decay = ParseDecay(it->get<std::string>());
       if (!decay.ok()) return corrupt(decay.status().message());
       spec.decay = *decay;
+    }
+    if (auto it = doc.find("dedup"); it != doc.end()) {
+      StatusOr<DedupSpec> dedup = ParseDedup(it->get<std::string>());
+      if (!dedup.ok()) return corrupt(dedup.status().message());
+      spec.dedup = *dedup;
     }
     if (auto it = doc.find("boost"); it != doc.end()) {
       StatusOr<BoostSpec> boost = ParseBoost(it->get<std::string>());

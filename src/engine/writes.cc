@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "engine/dedup.h"
 #include "engine/engine_impl.h"
 #include "engine/scope.h"
 
@@ -70,12 +71,16 @@ StatusOr<WriteResult> Engine::Upsert(std::string_view collection,
                       i);
     }
     prepared.push_back(std::move(r).value());
+    prepared.back().position = i;
   }
   // A scoped writer's records all carry its agent, so their keys are its
   // own: it can only ever replace its own records.
   std::vector<PreparedRecord> unique = LastOfEachKey(std::move(prepared));
 
   ASSIGN_OR_RETURN(Collection::Writer writer, c->Write());
+  WriteResult result;
+  // Within one owner only: a scoped writer's records are all its own.
+  result.deduplicated = engine::Deduplicate(*c, writer, &unique);
   storage::WriteBatch batch;
   std::vector<std::uint32_t> docs;
   std::vector<PreparedRecord> ordered;
@@ -88,13 +93,13 @@ StatusOr<WriteResult> Engine::Upsert(std::string_view collection,
     batch.puts.push_back({r.key, doc, r.body, VectorBytes(r.vector)});
     ordered.push_back(std::move(r));
   }
+  if (docs.empty()) return result;  // every record was a duplicate
   ASSIGN_OR_RETURN(const std::uint64_t seq, impl_->store->Apply(collection, batch));
   Status indexed = writer.Apply(seq, docs, std::move(ordered), impl_->options.threads, progress);
   impl_->maintenance->Wake();
   if (!indexed.ok()) {
     return Status::Internal("records are stored but indexing failed: " + indexed.message());
   }
-  WriteResult result;
   result.written = docs.size();
   return result;
 }

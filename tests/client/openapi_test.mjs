@@ -185,6 +185,24 @@ test("records", async () => {
   await call("POST", `${r}:delete`, { template: `${t}:delete`, status: 400, body: {} });
 });
 
+test("dedup on write", async () => {
+  const c = "/v1/collections";
+  const created = await call("POST", c, { body: { name: "dd", schema: "preset:notes", text: ["content"], dedup: "exact" }, status: 201 });
+  assert.equal(created.body.dedup, "exact");
+  await call("POST", c, { body: { name: "dd2", schema: "preset:notes", text: ["content"], dedup: "near:x" }, status: 400 });
+  await call("POST", c, { body: { name: "dd2", schema: "preset:notes", text: ["content"], dedup: "near:0.9" }, status: 400 });
+  const r = "/v1/collections/dd/records";
+  const t = "/v1/collections/{name}/records";
+  const first = await call("POST", r, { template: t, status: 200,
+    body: { records: [note("d1", "alice", "s", "Same  Words"), note("d2", "bob", "s", "same words")] } });
+  assert.deepEqual(first.body.deduplicated, []);
+  const again = await call("POST", r, { template: t, status: 200,
+    body: { records: [note("d3", "alice", "s", "other words"), note("d4", "alice", "s", "same words")] } });
+  assert.equal(again.body.written, 1);
+  assert.deepEqual(again.body.deduplicated, [{ index: 1, id: "d4", duplicate_of: "d1" }]);
+  await call("DELETE", `${c}/dd`, { template: `${c}/{name}`, status: 200 });
+});
+
 test("search and filters", async () => {
   const base = "/v1/collections/notes";
   await call("POST", `${base}/records`, { template: "/v1/collections/{name}/records", status: 200,

@@ -518,6 +518,36 @@ TEST_F(EngineCliSearch, DecayAndBoostRankTheHits) {
   EXPECT_NE(syntax.err.find("--decay: scale 'soon'"), std::string::npos) << syntax.err;
 }
 
+TEST_F(EngineCliWrite, IngestReportsDuplicatesWithTheirLines) {
+  std::vector<std::string> args = CreateArgs(Db());
+  args.insert(args.end(), {"--dedup", "exact"});
+  ASSERT_EQ(Engram(args).code, 0);
+  const fs::path file = dir_ / "dups.jsonl";
+  {
+    std::ofstream out(file);
+    const char* texts[] = {"The  Amulet", "the amulet", "a river", "THE AMULET"};
+    for (int i = 0; i < 4; ++i) {
+      out << R"({"id":"d)" << i << R"(","text":")" << texts[i]
+          << R"(","region":"river","written":"2024-01-01T00:00:00Z","vector":[1,0,0,0]})"
+          << "\n";
+    }
+  }
+  Result r = Engram({"ingest", "--db", Db(), "--collection", "lore", file.string(), "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const Json doc = ParseJson(r);
+  EXPECT_EQ(doc["written"], 2);
+  EXPECT_EQ(doc["deduplicated_total"], 2);
+  EXPECT_EQ(doc["deduplicated"], Json::parse(R"([{"line":2,"id":"d1","duplicate_of":"d0"},)"
+                                             R"({"line":4,"id":"d3","duplicate_of":"d0"}])"));
+  Result list = Engram({"collection", "list", "--db", Db(), "--json"});
+  EXPECT_EQ(ParseJson(list)["collections"][0]["dedup"], "exact");
+  std::vector<std::string> bad = CreateArgs(Db(), "other");
+  bad.insert(bad.end(), {"--dedup", "near:high"});
+  Result refused = Engram(bad);
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_NE(refused.err.find("--dedup: threshold 'high'"), std::string::npos) << refused.err;
+}
+
 TEST_F(EngineCliWrite, ACollectionsDefaultRankingIsStoredAndListed) {
   std::vector<std::string> args = CreateArgs(Db());
   args.insert(args.end(), {"--decay", "written:gauss:30d", "--boost", "min_level:0.5"});

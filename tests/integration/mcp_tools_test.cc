@@ -388,6 +388,28 @@ TEST_F(McpToolsTest, MemoryIdsCompareCaseInsensitively) {
   EXPECT_EQ(ToolOk("ForgetMemory", {{"memory_id", upper(ids_[2])}})["existed"], false);
 }
 
+TEST_F(McpToolsTest, StoreMemoryReportsADuplicateOfTheAgentsOwn) {
+  // A memories collection created beforehand with exact dedup.
+  CollectionSpec spec{"memories",
+                      SchemaRef::Load("preset:memory").value(),
+                      {{"content", 1.0}, {"title", 1.0}, {"context", 1.0}},
+                      0,
+                      "cosine",
+                      "en",
+                      "timestamp"};
+  spec.dedup = ParseDedup("exact").value();
+  ASSERT_TRUE(engine_->CreateCollection(spec).ok());
+  Principal alice{"alice", ReadProfile::kPrivateOnly, false};
+  Principal bob{"bob", ReadProfile::kPrivateOnly, false};
+  const Json first = ToolOk("StoreMemory", {{"content", "The cache lives in /tmp"}}, &alice);
+  EXPECT_FALSE(first.contains("duplicate_of"));
+  const Json again = ToolOk("StoreMemory", {{"content", "the cache  lives in /TMP"}}, &alice);
+  EXPECT_EQ(again["duplicate_of"], first["memory_id"]);
+  const Json bobs = ToolOk("StoreMemory", {{"content", "The cache lives in /tmp"}}, &bob);
+  EXPECT_FALSE(bobs.contains("duplicate_of")) << "bob's copy is his own memory";
+  EXPECT_EQ(engine_->DescribeCollection("memories")->records, 2u);
+}
+
 TEST_F(McpToolsTest, ScopedAgentsSeeAndForgetOnlyTheirOwn) {
   Principal alice{"alice", ReadProfile::kPrivateOnly, false};
   Principal bob{"bob", ReadProfile::kPrivateOnly, false};

@@ -165,11 +165,22 @@ Decoded<CollectionSpec> DecodeCollectionSpec(const json& body, const Limits& /*l
   r.Enum("language", &spec.language, {"en", "nl", "none"});
   r.String("time_field", &spec.time_field, 64);
   ReadRanking(r, &spec.decay, &spec.boost);
+  DedupSpec dedup;
+  std::string dedup_text;
+  if (r.String("dedup", &dedup_text, 64)) {
+    StatusOr<DedupSpec> parsed = ParseDedup(dedup_text);
+    if (parsed.ok()) {
+      dedup = *parsed;
+    } else {
+      r.Fail("dedup", parsed.status().message().substr(sizeof("dedup: ") - 1));
+    }
+  }
   if (!r.Finish()) return r.problem();
   CollectionSpec out{std::move(spec.name), *schema,       std::move(spec.text), spec.vector_dim,
                      spec.metric,          spec.language, spec.time_field};
   out.decay = spec.decay;
   out.boost = spec.boost;
+  out.dedup = dedup;
   return out;
 }
 

@@ -16,6 +16,7 @@ nlohmann::json CollectionJson(const CollectionInfo& info) {
   if (spec.vector_dim > 0) c["vector"] = {{"dim", spec.vector_dim}, {"metric", spec.metric}};
   if (spec.decay) c["decay"] = DecayText(*spec.decay);
   if (spec.boost) c["boost"] = BoostText(*spec.boost);
+  c["dedup"] = DedupText(spec.dedup);
   return c;
 }
 

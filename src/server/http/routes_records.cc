@@ -20,7 +20,14 @@ HttpResponse Api::UpsertRecords(const Call& call) {
     return ProblemResponse(
         FromDiagnostic(*r->rejected, JsonPathIndex("$.records", r->rejected_index)));
   }
-  return JsonResponse(200, {{"ok", true}, {"written", r->written}});
+  nlohmann::json deduplicated = nlohmann::json::array();
+  for (const Deduplicated& d : r->deduplicated) {
+    nlohmann::json entry = {{"index", d.index}, {"id", d.id}, {"duplicate_of", d.duplicate_of}};
+    if (d.similarity) entry["similarity"] = *d.similarity;
+    deduplicated.push_back(std::move(entry));
+  }
+  return JsonResponse(
+      200, {{"ok", true}, {"written", r->written}, {"deduplicated", std::move(deduplicated)}});
 }
 
 namespace {

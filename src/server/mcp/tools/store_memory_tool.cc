@@ -52,7 +52,14 @@ json OutputSchema() {
                 {"sequence_order", {{"type", "integer"}, {"minimum", 1}}},
                 {"preceding_memory_id", {{"type", json::array({"string", "null"})}}},
                 {"timestamp", {{"type", "string"}}},
-                {"agent_id", {{"type", "string"}}}}},
+                {"agent_id", {{"type", "string"}}},
+                {"duplicate_of",
+                 {{"type", "string"},
+                  {"description",
+                   "Set when the collection deduplicates on write (engram collection create "
+                   "--dedup) and this memory duplicates one of the agent's: that memory's "
+                   "memory_id. This memory was not stored then."}}},
+                {"similarity", {{"type", "number"}}}}},
               {"required", json::array({"memory_id", "session_id", "sequence_order",
                                         "preceding_memory_id", "timestamp", "agent_id"})}};
 }
@@ -147,13 +154,17 @@ class StoreMemoryTool : public Tool {
         context.store->engine()->Upsert(context.store->collection(), texts, {}, principal.scope());
     if (!written.ok()) return written.status();
     if (written->rejected) return ToolResult::Error(written->rejected->message);
-    return ToolResult{json{{"memory_id", record["memory_id"]},
-                           {"session_id", session},
-                           {"sequence_order", record["sequence_order"]},
-                           {"preceding_memory_id", last->preceding},
-                           {"timestamp", record["timestamp"]},
-                           {"agent_id", agent}},
-                      {}};
+    json result{
+        {"memory_id", record["memory_id"]},           {"session_id", session},
+        {"sequence_order", record["sequence_order"]}, {"preceding_memory_id", last->preceding},
+        {"timestamp", record["timestamp"]},           {"agent_id", agent}};
+    if (!written->deduplicated.empty()) {
+      result["duplicate_of"] = written->deduplicated[0].duplicate_of;
+      if (written->deduplicated[0].similarity) {
+        result["similarity"] = *written->deduplicated[0].similarity;
+      }
+    }
+    return ToolResult{std::move(result), {}};
   }
 
  private:

@@ -1,0 +1,192 @@
+// Deduplication on write through the engine (engine.h, DedupSpec): exact
+// (normalised content) and near (vector similarity), within one owner, with
+// tenancy, within a batch, after deletes and across reopening.
+#include "engine/dedup.h"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "engram/engine.h"
+
+namespace engram {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kSchema = R"({"fields":[
+  {"name":"agent_id","type":"string","optional":true},
+  {"name":"scope","type":"string","default":"agent_private"}]})";
+
+TEST(NormalizeContent, NfcCaseFoldedWhitespaceCollapsed) {
+  using engine::NormalizeContent;
+  // "é" precomposed (U+00E9) and decomposed (e + U+0301); a no-break space and a tab.
+  EXPECT_EQ(NormalizeContent({"  Caf\xC3\xA9\xC2\xA0 au\tLAIT  "}),
+            NormalizeContent({"cafe\xCC\x81 au lait"}));
+  EXPECT_EQ(NormalizeContent({"Stra\xC3\x9F"
+                              "e"}),
+            NormalizeContent({"STRASSE"}))
+      << "full folding";
+  EXPECT_NE(NormalizeContent({"a", "b"}), NormalizeContent({"a b", ""})) << "fields stay apart";
+  EXPECT_NE(engine::ContentHash("alice", "x"), engine::ContentHash("bob", "x"));
+  EXPECT_NE(engine::ContentHash(std::nullopt, "x"), engine::ContentHash("alice", "x"));
+}
+
+TEST(ParseDedup, FormsAndErrors) {
+  EXPECT_EQ(ParseDedup("off")->mode, DedupMode::kOff);
+  EXPECT_EQ(ParseDedup("exact")->mode, DedupMode::kExact);
+  EXPECT_DOUBLE_EQ(ParseDedup("near:0.92")->threshold, 0.92);
+  EXPECT_EQ(DedupText(*ParseDedup("near:0.92")), "near:0.92");
+  EXPECT_NE(ParseDedup("near:x").status().message().find("threshold 'x'"), std::string::npos);
+  EXPECT_FALSE(ParseDedup("fuzzy").ok());
+}
+
+class DedupTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("engram_dedup_test_" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::unique_ptr<Engine> Open() {
+    StatusOr<std::unique_ptr<Engine>> e = Engine::Open(dir_.string());
+    EXPECT_TRUE(e.ok()) << e.status().message();
+    return e.ok() ? std::move(e).value() : nullptr;
+  }
+
+  static CollectionSpec Spec(const char* dedup, std::size_t dim = 0) {
+    CollectionSpec spec{
+        "mem", SchemaRef::Parse(kSchema).value(), {{"content", 1.0}}, dim, "cosine", "none", ""};
+    spec.dedup = ParseDedup(dedup).value();
+    return spec;
+  }
+
+  static WriteResult Put(Engine& e, const std::vector<std::string>& records,
+                         const std::optional<Scope>& scope = std::nullopt) {
+    std::vector<std::string_view> views(records.begin(), records.end());
+    StatusOr<WriteResult> w = e.Upsert("mem", views, {}, scope);
+    EXPECT_TRUE(w.ok()) << w.status().message();
+    if (!w.ok()) return {};
+    EXPECT_FALSE(w->rejected) << w->rejected->message;
+    return *w;
+  }
+
+  static std::string Note(const std::string& id, const std::string& agent,
+                          const std::string& content) {
+    return R"({"id":")" + id + R"(","agent_id":")" + agent + R"(","content":")" + content + "\"}";
+  }
+  static std::string Vec(const std::string& id, const std::string& agent, const char* v) {
+    return R"({"id":")" + id + R"(","agent_id":")" + agent + R"(","content":"x","vector":)" + v +
+           "}";
+  }
+
+  static std::size_t Count(const Engine& e) { return e.DescribeCollection("mem")->records; }
+
+  fs::path dir_;
+};
+
+TEST_F(DedupTest, ExactWithinOneOwnerOnly) {
+  auto e = Open();
+  ASSERT_TRUE(e->CreateCollection(Spec("exact")).ok());
+  WriteResult first = Put(*e, {Note("a1", "alice", "The river  floods in SPRING"),
+                               Note("b1", "bob", "the river floods in spring")});
+  EXPECT_EQ(first.written, 2u) << "bob's equal text is not alice's duplicate";
+  EXPECT_TRUE(first.deduplicated.empty());
+  WriteResult again = Put(*e, {Note("a2", "alice", "the river floods in spring"),
+                               Note("a3", "alice", "the river floods in autumn"),
+                               Note("a4", "alice", " THE RIVER floods in spring ")});
+  EXPECT_EQ(again.written, 1u);
+  ASSERT_EQ(again.deduplicated.size(), 2u);
+  EXPECT_EQ(again.deduplicated[0].index, 0u);
+  EXPECT_EQ(again.deduplicated[0].id, "a2");
+  EXPECT_EQ(again.deduplicated[0].duplicate_of, "a1");
+  EXPECT_FALSE(again.deduplicated[0].similarity);
+  EXPECT_EQ(again.deduplicated[1].index, 2u);
+  EXPECT_EQ(again.deduplicated[1].duplicate_of, "a1");
+  EXPECT_EQ(Count(*e), 3u);
+  EXPECT_FALSE(e->Get("mem", "a2", std::nullopt, "alice")->has_value()) << "skipped, not written";
+  // A scoped writer (tenancy): carol's copy of alice's text is hers to keep,
+  // and her own duplicate is reported against her own record.
+  const Scope carol{"carol", ReadProfile::kAllScopes};
+  EXPECT_EQ(Put(*e, {Note("c1", "carol", "the river floods in spring")}, carol).written, 1u);
+  WriteResult own = Put(*e, {Note("c2", "carol", "The river floods in spring.")}, carol);
+  EXPECT_EQ(own.written, 1u) << "a trailing period is other content";
+  own = Put(*e, {Note("c3", "carol", "the river floods in spring")}, carol);
+  ASSERT_EQ(own.deduplicated.size(), 1u);
+  EXPECT_EQ(own.deduplicated[0].duplicate_of, "c1");
+}
+
+TEST_F(DedupTest, WithinABatchAndAgainstReplacedOrDeletedRecords) {
+  auto e = Open();
+  ASSERT_TRUE(e->CreateCollection(Spec("exact")).ok());
+  WriteResult batch = Put(*e, {Note("a1", "alice", "salt"), Note("a2", "alice", "SALT")});
+  EXPECT_EQ(batch.written, 1u);
+  ASSERT_EQ(batch.deduplicated.size(), 1u);
+  EXPECT_EQ(batch.deduplicated[0].duplicate_of, "a1");
+  EXPECT_EQ(Put(*e, {Note("a1", "alice", "salt")}).written, 1u)
+      << "rewriting itself is no duplicate";
+  // a1 changes to pepper in the batch that writes salt again as a3: a3 is new.
+  WriteResult moved = Put(*e, {Note("a1", "alice", "pepper"), Note("a3", "alice", "salt")});
+  EXPECT_EQ(moved.written, 2u);
+  EXPECT_TRUE(moved.deduplicated.empty());
+  const std::vector<std::string> ids = {"a3"};
+  ASSERT_TRUE(e->Delete("mem", ids, std::nullopt, "alice").ok());
+  EXPECT_EQ(Put(*e, {Note("a4", "alice", "salt")}).written, 1u) << "a deleted record is gone";
+}
+
+TEST_F(DedupTest, TheIndexIsRebuiltOnReopen) {
+  {
+    auto e = Open();
+    ASSERT_TRUE(e->CreateCollection(Spec("exact")).ok());
+    Put(*e, {Note("a1", "alice", "wolf at the mill"), Note("b1", "bob", "wolf at the mill")});
+  }
+  auto e = Open();
+  EXPECT_EQ(e->DescribeCollection("mem")->spec.dedup.mode, DedupMode::kExact);
+  WriteResult w = Put(*e, {Note("a2", "alice", "Wolf at the Mill"), Note("b2", "bob", "wolf")});
+  EXPECT_EQ(w.written, 1u);
+  ASSERT_EQ(w.deduplicated.size(), 1u);
+  EXPECT_EQ(w.deduplicated[0].duplicate_of, "a1");
+}
+
+TEST_F(DedupTest, NearBySimilarityPerOwnerAndAcrossReopen) {
+  {
+    auto e = Open();
+    ASSERT_TRUE(e->CreateCollection(Spec("near:0.95", 3)).ok());
+    EXPECT_EQ(Put(*e, {Vec("a1", "alice", "[1,0,0]"), Vec("b1", "bob", "[0,1,0]")}).written, 2u);
+    // cos([1,0.1,0], [1,0,0]) = 0.995: a duplicate; [1,1,0] at 0.707 is not.
+    WriteResult w = Put(*e, {Vec("a2", "alice", "[1,0.1,0]"), Vec("a3", "alice", "[1,1,0]"),
+                             Vec("b2", "bob", "[1,0,0]")});
+    EXPECT_EQ(w.written, 2u) << "bob's [1,0,0] is not alice's duplicate";
+    ASSERT_EQ(w.deduplicated.size(), 1u);
+    EXPECT_EQ(w.deduplicated[0].id, "a2");
+    EXPECT_EQ(w.deduplicated[0].duplicate_of, "a1");
+    EXPECT_NEAR(*w.deduplicated[0].similarity, 1 / std::sqrt(1.01), 1e-6);
+    // Within one batch: the second of two near records of one owner.
+    w = Put(*e, {Vec("a4", "alice", "[0,0,1]"), Vec("a5", "alice", "[0,0.01,1]")});
+    ASSERT_EQ(w.deduplicated.size(), 1u);
+    EXPECT_EQ(w.deduplicated[0].duplicate_of, "a4");
+  }
+  auto e = Open();
+  EXPECT_EQ(DedupText(e->DescribeCollection("mem")->spec.dedup), "near:0.95");
+  WriteResult w = Put(*e, {Vec("b3", "bob", "[0.01,1,0]")});
+  ASSERT_EQ(w.deduplicated.size(), 1u);
+  EXPECT_EQ(w.deduplicated[0].duplicate_of, "b1");
+}
+
+TEST_F(DedupTest, SpecsAreChecked) {
+  auto e = Open();
+  EXPECT_EQ(e->CreateCollection(Spec("near:0.9")).code(), StatusCode::kInvalidArgument)
+      << "near needs vectors";
+  EXPECT_EQ(e->CreateCollection(Spec("near:1.5", 3)).code(), StatusCode::kInvalidArgument);
+  CollectionSpec no_text = Spec("exact", 3);
+  no_text.text.clear();
+  EXPECT_EQ(e->CreateCollection(no_text).code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace engram
