@@ -31,8 +31,10 @@ class UnitCursor {
   }
 
  private:
-  // Gallops word w's posting index to the first doc >= target; false at end.
+  // Gallops word w's position to the first doc >= target (across blocks,
+  // then within one); false at end.
   bool SeekWord(std::size_t w, std::uint32_t target);
+  std::uint32_t WordDoc(std::size_t w) const { return words_[w]->doc(at_[w]); }
   // Moves a phrase cursor to the first document >= target where it occurs.
   void FindPhrase(std::uint32_t target);
   // The phrase's per-field occurrence counts at the words' current postings.
@@ -40,7 +42,7 @@ class UnitCursor {
 
   const IndexData& data_;
   std::vector<const TermPostings*> words_;
-  std::vector<std::size_t> at_;  // per word: posting index
+  std::vector<PostingAt> at_;  // per word: its current posting
   std::vector<std::uint32_t> phrase_tfs_;
   std::uint32_t doc_ = 0;
 };
