@@ -5,6 +5,7 @@
 // Then every record written after the snapshot is put again, records the
 // snapshot has but the store does not are removed, and the index's record
 // set must equal the store's or the index is rebuilt from the records.
+#include <algorithm>
 #include <future>
 #include <limits>
 #include <utility>
@@ -100,32 +101,39 @@ StatusOr<std::shared_ptr<Collection>> Engine::Impl::Load(const storage::Collecti
   auto c = std::make_shared<Collection>(std::move(spec));
   ASSIGN_OR_RETURN(std::uint64_t last_seq, store->LastSequence());
 
-  // The text snapshot is decoded on a second thread while the vector
-  // snapshot and the records are read: the two take about as long.
+  // The records first: their largest record number bounds the numbers a
+  // snapshot may name (so that a damaged or crafted image cannot make the
+  // loaders allocate beyond what the records need). Vectors are read for the
+  // records newer than the vector snapshot; should that snapshot not load,
+  // the rebuild below reads them all. Then the text snapshot is decoded on a
+  // second thread while the vector snapshot is.
   ASSIGN_OR_RETURN(std::optional<storage::Snapshot> text_snapshot,
                    ReadSnapshot(*store, *c, "text", c->has_text(), last_seq));
-  std::future<std::optional<text::TextIndex>> text_index =
-      std::async(std::launch::async, [&text_snapshot]() -> std::optional<text::TextIndex> {
+  ASSIGN_OR_RETURN(std::optional<storage::Snapshot> vector_snapshot,
+                   ReadSnapshot(*store, *c, "vector", c->has_vectors(), last_seq));
+  std::vector<StoredRecord> records;
+  RETURN_IF_ERROR(ReadRecords(*store, *c, vector_snapshot ? vector_snapshot->seq : 0, &records));
+  std::uint32_t doc_limit = 0;
+  for (const StoredRecord& r : records) doc_limit = std::max(doc_limit, r.doc + 1);
+  std::future<std::optional<text::TextIndex>> text_index = std::async(
+      std::launch::async, [&text_snapshot, doc_limit]() -> std::optional<text::TextIndex> {
         if (!text_snapshot) return std::nullopt;
-        return text::TextIndex::Load(text_snapshot->bytes, nullptr);
+        StatusOr<text::TextIndex> loaded = text::TextIndex::Load(text_snapshot->bytes, doc_limit);
+        if (!loaded.ok()) return std::nullopt;
+        return std::move(loaded).value();
       });
-  StatusOr<std::optional<storage::Snapshot>> vector_snapshot =
-      ReadSnapshot(*store, *c, "vector", c->has_vectors(), last_seq);
-  if (!vector_snapshot.ok()) {
-    text_index.wait();
-    return vector_snapshot.status();
-  }
   std::optional<vector::VectorIndex> vector_index;
-  if (*vector_snapshot) {
-    StatusOr<vector::VectorIndex> v = vector::VectorIndex::Load((*vector_snapshot)->bytes);
+  if (vector_snapshot) {
+    StatusOr<vector::VectorIndex> v = vector::VectorIndex::Load(vector_snapshot->bytes, doc_limit);
     if (v.ok()) vector_index.emplace(std::move(v).value());
   }
   const SnapshotUse vector_use =
-      Install(*c, *vector_snapshot, std::move(vector_index), c->vector_index());
-  std::vector<StoredRecord> records;
-  Status read = ReadRecords(*store, *c, vector_use.loaded ? vector_use.seq : 0, &records);
+      Install(*c, vector_snapshot, std::move(vector_index), c->vector_index());
   const SnapshotUse text_use = Install(*c, text_snapshot, text_index.get(), c->text_index());
-  RETURN_IF_ERROR(read);
+  if (vector_snapshot && !vector_use.loaded) {
+    records.clear();  // the vector snapshot is not used: every record's vector is needed
+    RETURN_IF_ERROR(ReadRecords(*store, *c, 0, &records));
+  }
   auto seq_of = [](const SnapshotUse& use) {
     return use.loaded ? std::optional<std::uint64_t>(use.seq) : std::nullopt;
   };
