@@ -19,7 +19,10 @@
 namespace {
 
 constexpr std::uint32_t kDocLimit = 256;
-constexpr std::size_t kPerByte = 64;
+// The worst real ratio: an image of one-letter terms, each in one document,
+// takes 5 + F bytes per term and ~400 bytes of dictionary and posting block
+// in memory. (A real index of text takes ~10x its image.)
+constexpr std::size_t kPerByte = 128;
 constexpr std::size_t kPerDoc = 8 * 256 + 64;  // F <= 256 fields
 constexpr std::size_t kSlack = 256 * 1024;     // fixed costs: initial tables, scratch
 

@@ -84,10 +84,11 @@ class TextIndex {
   // serialised index (truncated, corrupt, inconsistent, another version:
   // images of version 1 are refused, and the caller rebuilds from its
   // records), or that name a document >= doc_limit (the caller's bound on its
-  // record numbers). Never UB; allocates at most a constant times the image's
-  // size plus (8F + 64) bytes per document number below the largest in the
-  // image (F fields), checking every count against the bytes left before
-  // allocating for it.
+  // record numbers). Never UB; allocates at most ~128 bytes per byte of the
+  // image (the worst case: one-letter terms each in one document; a real
+  // index takes ~10x its image) plus (8F + 64) bytes per document number
+  // below the largest in the image (F fields), checking every count against
+  // the bytes left before allocating for it.
   static StatusOr<TextIndex> Load(std::string_view bytes, std::uint32_t doc_limit);
 
   const TextIndexOptions& options() const { return data_.options; }
