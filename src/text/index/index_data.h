@@ -8,7 +8,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,8 +54,10 @@ struct TermPostings {
   static constexpr std::size_t kBlockPostings = 128;
   static constexpr std::size_t kBlockPositions = 4096;
   // Non-empty, in document order (each block's documents before the next's).
-  // Behind pointers so that splitting a block moves 8 bytes per later block.
-  std::vector<std::unique_ptr<PostingBlock>> blocks;
+  // By value, so that an append reaches the last block's arrays through one
+  // record less; a split in the middle moves the later block records (96
+  // bytes each: a list of N postings moves N / 2 bytes, once per 64 inserts).
+  std::vector<PostingBlock> blocks;
   // lasts[b]: the last document of blocks[b], contiguous so that finding a
   // block is a binary search over one array (not a pointer chase per step).
   std::vector<std::uint32_t> lasts;
@@ -72,8 +73,8 @@ struct TermPostings {
 
   std::size_t size() const { return count; }
   bool empty() const { return count == 0; }
-  const PostingBlock& block(std::size_t b) const { return *blocks[b]; }
-  std::uint32_t doc(PostingAt at) const { return blocks[at.block]->docs[at.i]; }
+  const PostingBlock& block(std::size_t b) const { return blocks[b]; }
+  std::uint32_t doc(PostingAt at) const { return blocks[at.block].docs[at.i]; }
   // The position of `doc`'s posting, or of the first posting after it
   // (block == blocks.size() when none).
   PostingAt LowerBound(std::uint32_t doc) const;
@@ -81,7 +82,7 @@ struct TermPostings {
   template <typename F>
   void ForEach(F&& f) const {
     for (std::size_t b = 0; b < blocks.size(); ++b) {
-      const PostingBlock& k = *blocks[b];
+      const PostingBlock& k = blocks[b];
       for (std::size_t i = 0; i < k.size(); ++i) f(k.docs[i], b, i);
     }
   }
@@ -164,6 +165,23 @@ void RecomputeBounds(const IndexData& data, TermPostings& p);
 // be in p.
 void AddPosting(TermPostings& p, std::uint32_t doc, const std::uint32_t* tfs, std::size_t nf,
                 const std::uint32_t* pos, std::uint32_t count);
+// AddPosting for the common case, inline: doc past the last posting and room
+// in the last block; everything else goes to AddPosting.
+inline void AppendPosting(TermPostings& p, std::uint32_t doc, const std::uint32_t* tfs,
+                          std::size_t nf, const std::uint32_t* pos, std::uint32_t count) {
+  if (p.blocks.empty()) return AddPosting(p, doc, tfs, nf, pos, count);
+  PostingBlock& k = p.blocks.back();
+  if (k.docs.back() >= doc || k.size() >= TermPostings::kBlockPostings ||
+      k.positions.size() >= TermPostings::kBlockPositions) {
+    return AddPosting(p, doc, tfs, nf, pos, count);
+  }
+  ++p.count;
+  p.lasts.back() = doc;
+  k.docs.push_back(doc);
+  k.tfs.insert(k.tfs.end(), tfs, tfs + nf);
+  k.positions.insert(k.positions.end(), pos, pos + count);
+  k.pos_start.push_back(static_cast<std::uint32_t>(k.positions.size()));
+}
 // Removes posting `doc` from p (no-op when absent); a block left empty goes,
 // one left a quarter full merges with a neighbour when both fit in one.
 void RemovePosting(TermPostings& p, std::uint32_t doc, std::size_t nf);

@@ -71,7 +71,7 @@ PostingAt TermPostings::LowerBound(std::uint32_t doc) const {
   // The first block whose last document is >= doc.
   const std::size_t lo = std::lower_bound(lasts.begin(), lasts.end(), doc) - lasts.begin();
   if (lo == blocks.size()) return {lo, 0};
-  const std::vector<std::uint32_t>& docs = blocks[lo]->docs;
+  const std::vector<std::uint32_t>& docs = blocks[lo].docs;
   return {lo,
           static_cast<std::size_t>(std::lower_bound(docs.begin(), docs.end(), doc) - docs.begin())};
 }
@@ -91,13 +91,8 @@ void PrefetchPostings(const IndexData& data, const std::vector<std::uint32_t>& t
   for (const std::uint32_t id : terms) {
     const TermPostings& p = data.postings[id];
     const std::size_t b = std::lower_bound(p.lasts.begin(), p.lasts.end(), doc) - p.lasts.begin();
-    if (b < p.blocks.size()) __builtin_prefetch(p.blocks[b].get());
-  }
-  for (const std::uint32_t id : terms) {
-    const TermPostings& p = data.postings[id];
-    const std::size_t b = std::lower_bound(p.lasts.begin(), p.lasts.end(), doc) - p.lasts.begin();
     if (b < p.blocks.size()) {
-      const PostingBlock& k = *p.blocks[b];
+      const PostingBlock& k = p.blocks[b];
       __builtin_prefetch(k.docs.data() + k.docs.size() / 2);
     }
   }
@@ -106,13 +101,23 @@ void PrefetchPostings(const IndexData& data, const std::vector<std::uint32_t>& t
 void AddPosting(TermPostings& p, std::uint32_t doc, const std::uint32_t* tfs, std::size_t nf,
                 const std::uint32_t* pos, std::uint32_t count) {
   ++p.count;
-  if (p.blocks.empty() || p.blocks.back()->docs.back() < doc) {
+  if (p.blocks.empty() || p.blocks.back().docs.back() < doc) {
     // Past the last posting: append, to a new block when the last is full.
-    if (p.blocks.empty() || Full(*p.blocks.back())) {
-      p.blocks.push_back(std::make_unique<PostingBlock>());
+    if (p.blocks.empty() || Full(p.blocks.back())) {
+      PostingBlock next;
+      if (!p.blocks.empty()) {
+        // The term filled a block: size the next one like it at once rather
+        // than growing it by doubling (appends are Put's common case).
+        const PostingBlock& full = p.blocks.back();
+        next.docs.reserve(TermPostings::kBlockPostings);
+        next.tfs.reserve(TermPostings::kBlockPostings * nf);
+        next.pos_start.reserve(TermPostings::kBlockPostings + 1);
+        next.positions.reserve(full.positions.size() + count);
+      }
+      p.blocks.push_back(std::move(next));
       p.lasts.push_back(doc);
     }
-    PostingBlock& k = *p.blocks.back();
+    PostingBlock& k = p.blocks.back();
     p.lasts.back() = doc;
     k.docs.push_back(doc);
     k.tfs.insert(k.tfs.end(), tfs, tfs + nf);
@@ -123,11 +128,11 @@ void AddPosting(TermPostings& p, std::uint32_t doc, const std::uint32_t* tfs, st
   PostingAt at = p.LowerBound(doc);
   // Before the first posting of its block: the end of the previous block
   // takes it when that has room, which keeps blocks full.
-  if (at.i == 0 && at.block > 0 && !Full(*p.blocks[at.block - 1])) {
+  if (at.i == 0 && at.block > 0 && !Full(p.blocks[at.block - 1])) {
     --at.block;
-    at.i = p.blocks[at.block]->size();
+    at.i = p.blocks[at.block].size();
   }
-  PostingBlock& k = *p.blocks[at.block];
+  PostingBlock& k = p.blocks[at.block];
   const std::size_t i = at.i;
   const std::uint32_t start = k.pos_start[i];
   k.docs.insert(k.docs.begin() + static_cast<Diff>(i), doc);
@@ -138,8 +143,8 @@ void AddPosting(TermPostings& p, std::uint32_t doc, const std::uint32_t* tfs, st
   p.lasts[at.block] = k.docs.back();
   if (k.size() > TermPostings::kBlockPostings ||
       (k.size() > 1 && k.positions.size() > TermPostings::kBlockPositions)) {
-    auto right = std::make_unique<PostingBlock>();
-    MoveTail(k, k.size() / 2, *right, nf);
+    PostingBlock right;
+    MoveTail(k, k.size() / 2, right, nf);
     const auto b = static_cast<Diff>(at.block);
     p.lasts.insert(p.lasts.begin() + b, k.docs.back());  // the right half keeps the old last
     p.blocks.insert(p.blocks.begin() + b + 1, std::move(right));
@@ -150,7 +155,7 @@ void RemovePosting(TermPostings& p, std::uint32_t doc, std::size_t nf) {
   const PostingAt at = p.LowerBound(doc);
   if (at.block == p.blocks.size() || p.doc(at) != doc) return;
   --p.count;
-  PostingBlock& k = *p.blocks[at.block];
+  PostingBlock& k = p.blocks[at.block];
   const std::size_t i = at.i;
   const std::uint32_t start = k.pos_start[i];
   const std::uint32_t count = k.pos_start[i + 1] - start;
@@ -174,12 +179,12 @@ void RemovePosting(TermPostings& p, std::uint32_t doc, std::size_t nf) {
              a.positions.size() + c.positions.size() <= TermPostings::kBlockPositions;
     };
     const std::size_t n = p.blocks.size();
-    if (at.block + 1 < n && fits(k, *p.blocks[at.block + 1])) {
-      MoveTail(*p.blocks[at.block + 1], 0, k, nf);
+    if (at.block + 1 < n && fits(k, p.blocks[at.block + 1])) {
+      MoveTail(p.blocks[at.block + 1], 0, k, nf);
       p.blocks.erase(p.blocks.begin() + b + 1);
       p.lasts.erase(p.lasts.begin() + b);  // k now ends where the next did
-    } else if (at.block > 0 && fits(*p.blocks[at.block - 1], k)) {
-      MoveTail(k, 0, *p.blocks[at.block - 1], nf);
+    } else if (at.block > 0 && fits(p.blocks[at.block - 1], k)) {
+      MoveTail(k, 0, p.blocks[at.block - 1], nf);
       p.blocks.erase(p.blocks.begin() + b);
       p.lasts.erase(p.lasts.begin() + b - 1);  // the previous now ends where k did
       return;

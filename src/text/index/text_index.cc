@@ -17,8 +17,7 @@ void RecomputeBounds(const IndexData& data, TermPostings& p) {
   p.max_tf.assign(nf, 0);
   p.min_len.assign(nf, 0);
   p.removed = 0;
-  for (const auto& block : p.blocks) {
-    const PostingBlock& k = *block;
+  for (const PostingBlock& k : p.blocks) {
     for (std::size_t i = 0; i < k.size(); ++i) {
       for (std::size_t f = 0; f < nf; ++f) {
         const std::uint32_t tf = k.tfs[i * nf + f];
@@ -273,24 +272,23 @@ void TextIndex::Put(std::uint32_t doc, const std::vector<std::string_view>& text
 
   // The postings of a document's terms lie all over the heap and each append
   // touches several arrays of a term's last block: fetch them ahead level by
-  // level (the term records, their block lists, the last blocks, the ends of
-  // their arrays), so the misses overlap instead of coming one after another
-  // in the loop below.
+  // level (the term records, their last blocks, the ends of the blocks'
+  // arrays), so the misses overlap instead of coming one after another in
+  // the loop below.
   for (const std::uint32_t id : x.slot_term) __builtin_prefetch(&d.postings[id]);
   for (const std::uint32_t id : x.slot_term) {
     const TermPostings& p = d.postings[id];
-    if (!p.blocks.empty()) __builtin_prefetch(&p.blocks.back());
+    if (!p.blocks.empty()) {
+      __builtin_prefetch(&p.blocks.back());
+      __builtin_prefetch(&p.lasts.back(), 1);
+    }
     __builtin_prefetch(p.max_tf.data(), 1);
     __builtin_prefetch(p.min_len.data(), 1);
   }
   for (const std::uint32_t id : x.slot_term) {
     const TermPostings& p = d.postings[id];
-    if (!p.blocks.empty()) __builtin_prefetch(p.blocks.back().get());
-  }
-  for (const std::uint32_t id : x.slot_term) {
-    const TermPostings& p = d.postings[id];
     if (p.blocks.empty()) continue;
-    const PostingBlock& k = *p.blocks.back();
+    const PostingBlock& k = p.blocks.back();
     __builtin_prefetch(k.docs.data() + k.docs.size(), 1);
     __builtin_prefetch(k.tfs.data() + k.tfs.size(), 1);
     __builtin_prefetch(k.pos_start.data() + k.pos_start.size(), 1);
@@ -309,7 +307,7 @@ void TextIndex::Put(std::uint32_t doc, const std::vector<std::string_view>& text
         p.min_len[f] = p.min_len[f] == 0 ? x.lens[f] : std::min(p.min_len[f], x.lens[f]);
       }
     }
-    AddPosting(p, doc, tfs, nf, x.positions.data() + begin, x.slot_start[k] - begin);
+    AppendPosting(p, doc, tfs, nf, x.positions.data() + begin, x.slot_start[k] - begin);
   }
 }
 
@@ -371,7 +369,7 @@ std::size_t TextIndex::MemoryBytes() const {
   for (const SurfaceWord& w : d.surface_words) bytes += str(w.text);
   for (const TermPostings& p : d.postings) {
     bytes += vec(p.blocks) + vec(p.lasts) + vec(p.max_tf) + vec(p.min_len);
-    for (const auto& k : p.blocks) bytes += k->MemoryBytes();
+    for (const PostingBlock& k : p.blocks) bytes += k.MemoryBytes();
   }
   for (const auto& v : d.doc_terms) bytes += vec(v);
   for (const auto& v : d.doc_surface) bytes += vec(v);

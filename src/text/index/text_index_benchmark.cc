@@ -9,6 +9,8 @@
 //   Reput:   every document put again (replaced) under its own number
 //   Remove:  every document removed
 //   Churn:   remove a random document, put a new one under the freed number
+//   Search:  top-10 for bare-word, OR, phrase and prefix queries (reads the
+//            postings the updates maintain)
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -19,6 +21,7 @@
 #include <benchmark/benchmark.h>
 
 #include "text/index/text_index.h"
+#include "text/query/query.h"
 
 namespace engram::text {
 namespace {
@@ -113,10 +116,29 @@ void BM_Churn(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
 }
 
+void BM_Search(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  const TextIndex index = Build(Corpus(n, 1));
+  std::vector<DefaultQuery> queries;
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 100; ++i) {
+    const std::string a = "w" + std::to_string(rng() % 200), b = "w" + std::to_string(rng() % 2000);
+    for (const std::string& text :
+         {a + " " + b, a + " OR " + b, "\"" + a + " " + b + "\"", a + "*"}) {
+      queries.push_back(ParseQuery(text, QueryOptions{}).value().def);
+    }
+  }
+  for (auto _ : state) {
+    for (const DefaultQuery& q : queries) benchmark::DoNotOptimize(index.Search(q, 10).size());
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * queries.size()));
+}
+
 BENCHMARK(BM_Append)->Arg(2000)->Arg(8000)->Arg(32000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Reput)->Arg(2000)->Arg(8000)->Arg(32000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Remove)->Arg(2000)->Arg(8000)->Arg(32000)->Arg(128000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Churn)->Arg(2000)->Arg(8000)->Arg(32000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Search)->Arg(32000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace engram::text

@@ -5,64 +5,65 @@
 namespace engram::text {
 
 UnitCursor::UnitCursor(const IndexData& data, const PlanUnit& unit)
-    : data_(data), at_(unit.words.size()), phrase_tfs_(data.num_fields(), 0) {
-  for (std::uint32_t w : unit.words) words_.push_back(&data.postings[w]);
-  for (const TermPostings* p : words_) {
-    if (p->empty()) {
+    : data_(data), phrase_tfs_(data.num_fields(), 0) {
+  for (std::uint32_t w : unit.words) {
+    words_.push_back(Word{&data.postings[w]});
+    words_.back().Enter(0);
+  }
+  for (const Word& w : words_) {
+    if (w.current == nullptr) {
       doc_ = kNoDoc;
       return;
     }
   }
   if (words_.size() == 1) {
-    doc_ = WordDoc(0);
+    doc_ = words_[0].doc();
   } else {
     FindPhrase(0);
   }
 }
 
 bool UnitCursor::SeekWord(std::size_t w, std::uint32_t target) {
-  const TermPostings& p = *words_[w];
-  PostingAt& at = at_[w];
-  if (at.block >= p.blocks.size()) return false;
-  const std::vector<std::uint32_t>* docs = &p.blocks[at.block]->docs;
-  if ((*docs)[at.i] >= target) return true;
-  if (p.lasts[at.block] < target) {
+  Word& word = words_[w];
+  if (word.current == nullptr) return false;
+  const std::vector<std::uint32_t>* docs = &word.current->docs;
+  if ((*docs)[word.i] >= target) return true;
+  if (docs->back() < target) {
     // Galloping over the blocks by their last documents, then a binary
     // search for the first block whose last is >= target.
-    const std::vector<std::uint32_t>& lasts = p.lasts;
-    std::size_t lo = at.block, step = 1, hi = lo + 1;
+    const std::vector<std::uint32_t>& lasts = word.postings->lasts;
+    std::size_t lo = word.block, step = 1, hi = lo + 1;
     while (hi < lasts.size() && lasts[hi] < target) {
       lo = hi;
       step *= 2;
       hi = lo + step;
     }
     hi = std::min(hi, lasts.size());
-    hi = std::lower_bound(lasts.begin() + static_cast<std::ptrdiff_t>(lo) + 1,
-                          lasts.begin() + static_cast<std::ptrdiff_t>(hi), target) -
-         lasts.begin();
-    at = {hi, 0};
-    if (hi == p.blocks.size()) return false;
-    docs = &p.blocks[hi]->docs;
+    word.Enter(std::lower_bound(lasts.begin() + static_cast<std::ptrdiff_t>(lo) + 1,
+                                lasts.begin() + static_cast<std::ptrdiff_t>(hi), target) -
+               lasts.begin());
+    if (word.current == nullptr) return false;
+    docs = &word.current->docs;
     if ((*docs)[0] >= target) return true;
   }
   // Within the block (its last is >= target): galloping, then binary search.
-  std::size_t lo = at.i, step = 1, hi = lo + 1;
+  std::size_t lo = word.i, step = 1, hi = lo + 1;
   while (hi < docs->size() && (*docs)[hi] < target) {
     lo = hi;
     step *= 2;
     hi = lo + step;
   }
   hi = std::min(hi, docs->size());
-  at.i = std::lower_bound(docs->begin() + static_cast<std::ptrdiff_t>(lo),
-                          docs->begin() + static_cast<std::ptrdiff_t>(hi), target) -
-         docs->begin();
+  word.i = std::lower_bound(docs->begin() + static_cast<std::ptrdiff_t>(lo),
+                            docs->begin() + static_cast<std::ptrdiff_t>(hi), target) -
+           docs->begin();
   return true;
 }
 
 void UnitCursor::Seek(std::uint32_t target) {
   if (doc_ == kNoDoc || doc_ >= target) return;
   if (words_.size() > 1) return FindPhrase(target);
-  doc_ = SeekWord(0, target) ? WordDoc(0) : kNoDoc;
+  doc_ = SeekWord(0, target) ? words_[0].doc() : kNoDoc;
 }
 
 void UnitCursor::FindPhrase(std::uint32_t target) {
@@ -74,7 +75,7 @@ void UnitCursor::FindPhrase(std::uint32_t target) {
         doc_ = kNoDoc;
         return;
       }
-      std::uint32_t d = WordDoc(w);
+      std::uint32_t d = words_[w].doc();
       if (d != target) {
         target = d;
         aligned = false;
@@ -98,14 +99,13 @@ bool UnitCursor::CountPhrase() {
   bool any = false;
   for (std::size_t f = 0; f < nf; ++f) {
     std::size_t n0;
-    const std::uint32_t* p0 = words_[0]->block(at_[0].block).field_positions(at_[0].i, f, nf, &n0);
+    const std::uint32_t* p0 = words_[0].current->field_positions(words_[0].i, f, nf, &n0);
     std::uint32_t count = 0;
     for (std::size_t s = 0; s < n0; ++s) {
       bool ok = true;
       for (std::size_t w = 1; w < words_.size() && ok; ++w) {
         std::size_t n;
-        const std::uint32_t* p =
-            words_[w]->block(at_[w].block).field_positions(at_[w].i, f, nf, &n);
+        const std::uint32_t* p = words_[w].current->field_positions(words_[w].i, f, nf, &n);
         ok = std::binary_search(p, p + n, p0[s] + static_cast<std::uint32_t>(w));
       }
       if (ok) ++count;
@@ -118,7 +118,7 @@ bool UnitCursor::CountPhrase() {
 
 const std::uint32_t* UnitCursor::tfs() const {
   if (words_.size() > 1) return phrase_tfs_.data();
-  return words_[0]->block(at_[0].block).tfs.data() + at_[0].i * data_.num_fields();
+  return words_[0].current->tfs.data() + words_[0].i * data_.num_fields();
 }
 
 }  // namespace engram::text

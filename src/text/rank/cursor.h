@@ -31,18 +31,30 @@ class UnitCursor {
   }
 
  private:
-  // Gallops word w's position to the first doc >= target (across blocks,
-  // then within one); false at end.
+  // One word's place in its postings, with the current block's arrays at
+  // hand (the hot path reads them without going through the block list).
+  struct Word {
+    const TermPostings* postings;
+    std::size_t block = 0;
+    std::size_t i = 0;
+    const PostingBlock* current = nullptr;  // blocks[block], null at the end
+    void Enter(std::size_t b) {
+      block = b;
+      i = 0;
+      current = b < postings->blocks.size() ? &postings->blocks[b] : nullptr;
+    }
+    std::uint32_t doc() const { return current->docs[i]; }
+  };
+  // Gallops word w to the first doc >= target (across blocks by their last
+  // documents, then within one); false at end.
   bool SeekWord(std::size_t w, std::uint32_t target);
-  std::uint32_t WordDoc(std::size_t w) const { return words_[w]->doc(at_[w]); }
   // Moves a phrase cursor to the first document >= target where it occurs.
   void FindPhrase(std::uint32_t target);
   // The phrase's per-field occurrence counts at the words' current postings.
   bool CountPhrase();
 
   const IndexData& data_;
-  std::vector<const TermPostings*> words_;
-  std::vector<PostingAt> at_;  // per word: its current posting
+  std::vector<Word> words_;
   std::vector<std::uint32_t> phrase_tfs_;
   std::uint32_t doc_ = 0;
 };
