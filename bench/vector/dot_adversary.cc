@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "vector/exact/exact_search.h"
+#include "vector/test_vectors.h"
 #include "vector/vector_index.h"
 
 namespace engram::vector {
@@ -32,17 +33,7 @@ struct Run {
 };
 
 std::vector<float> Gaussian(std::mt19937_64& rng, double norm) {
-  std::normal_distribution<float> normal;
-  std::vector<float> v(kDim);
-  double n2 = 0;
-  for (float& x : v) {
-    x = normal(rng);
-    n2 += double{x} * x;
-  }
-  if (norm > 0) {
-    for (float& x : v) x = static_cast<float>(x * norm / std::sqrt(n2));
-  }
-  return v;
+  return testing::GaussianVector(rng, kDim, norm);
 }
 
 double Millis(std::chrono::steady_clock::time_point since) {

@@ -61,6 +61,23 @@ std::vector<std::vector<float>> Queries(std::size_t n, std::uint64_t seed) {
   return out;
 }
 
+// Mean recall@10 of the forced graph plan (ef 0: the default) against exact.
+double GraphRecall(const VectorIndex& index, const std::vector<std::vector<float>>& queries,
+                   std::size_t ef = 0) {
+  return MeanRecall(index.store(), queries,
+                    [&](const std::vector<float>& q, const std::vector<float>&) {
+                      VectorSearchOptions o;
+                      o.k = kK;
+                      o.ef = ef;
+                      o.plan = VectorPlan::kGraph;
+                      return *index.Search(q, o);
+                    });
+}
+
+std::vector<float> RandomVector(std::mt19937_64& rng, double norm) {
+  return testing::GaussianVector(rng, kDim, norm);
+}
+
 // Hnsw alone: Remove leaves a tombstone; a new record under the number is
 // Drop + store + Insert. The churned graph finds what a fresh one finds, and
 // keeps no more memory or image bytes than 1.2x of it.
@@ -187,14 +204,7 @@ TEST(Churn, VectorIndexReusedNumbersKeepRecallAndSize) {
 
     const auto queries = Queries(50, 98);
     auto recall_of = [&](const VectorIndex& index, std::size_t ef) {
-      return MeanRecall(index.store(), queries,
-                        [&](const std::vector<float>& q, const std::vector<float>&) {
-                          VectorSearchOptions o;
-                          o.k = kK;
-                          o.ef = ef;
-                          o.plan = VectorPlan::kGraph;
-                          return *index.Search(q, o);
-                        });
+      return GraphRecall(index, queries, ef);
     };
     // dot walks a harder graph (the MIPS copy): at the default ef 64 churn
     // costs it a few points whether numbers are reused or not (measured 0.93
@@ -231,28 +241,13 @@ TEST(Churn, DotUpsertsWithGrowingNormsKeepRecall) {
   for (std::uint32_t i = 0; i < 3000; ++i) ids[i] = i;
   ASSERT_TRUE(index.PutBatch(ids, data, 1).ok());
   std::mt19937_64 rng(9);
-  std::normal_distribution<float> normal;
   for (int e = 1; e <= 14; ++e) {
-    std::vector<float> v(kDim);
-    double n2 = 0;
-    for (float& x : v) {
-      x = normal(rng);
-      n2 += double{x} * x;
-    }
-    const double scale = std::pow(10.0, e) / std::sqrt(n2);
-    for (float& x : v) x = static_cast<float>(x * scale);
-    ASSERT_TRUE(index.Put(static_cast<std::uint32_t>(3000 + e), v).ok());
+    ASSERT_TRUE(
+        index.Put(static_cast<std::uint32_t>(3000 + e), RandomVector(rng, std::pow(10.0, e))).ok());
   }
   EXPECT_EQ(index.relinked(), 0u);
   EXPECT_EQ(index.outside(), 14u);
-  const auto queries = Queries(100, 97);
-  const double recall = MeanRecall(index.store(), queries,
-                                   [&](const std::vector<float>& q, const std::vector<float>&) {
-                                     VectorSearchOptions o;
-                                     o.k = kK;
-                                     o.plan = VectorPlan::kGraph;
-                                     return *index.Search(q, o);
-                                   });
+  const double recall = GraphRecall(index, Queries(100, 97));
   std::printf("dot after 14 growing norms: recall@10 %.3f\n", recall);
   EXPECT_GE(recall, 0.95);
 }
@@ -265,7 +260,6 @@ TEST(Churn, DotRelinksStayBoundedPerRecord) {
   const std::vector<float> data = ClusteredVectors(3000, kDim, 40, 10);
   VectorIndex index(Options(Metric::kDot));
   std::mt19937_64 rng(11);
-  std::normal_distribution<float> normal;
   std::uint32_t next = 0;
   std::vector<std::uint32_t> ids;
   for (std::size_t i = 0; i < 3000; i += 50) {
@@ -273,16 +267,6 @@ TEST(Churn, DotRelinksStayBoundedPerRecord) {
     for (std::size_t j = 0; j < 50; ++j) ids.push_back(next++);
     ASSERT_TRUE(index.PutBatch(ids, std::span(data).subspan(i * kDim, 50 * kDim), 1).ok());
   }
-  auto random_vector = [&](double norm) {
-    std::vector<float> v(kDim);
-    double n2 = 0;
-    for (float& x : v) {
-      x = normal(rng);
-      n2 += double{x} * x;
-    }
-    for (float& x : v) x = static_cast<float>(x * norm / std::sqrt(n2));
-    return v;
-  };
   double norm = 1;
   std::uint64_t rebuilds_seen = 0, last_relinked = 0;
   for (std::size_t b = 0; b < 60; ++b) {
@@ -290,14 +274,14 @@ TEST(Churn, DotRelinksStayBoundedPerRecord) {
     std::vector<float> rows;
     for (std::size_t j = 0; j < 50; ++j, norm *= 1.005) {
       ids.push_back(next++);
-      const std::vector<float> v = random_vector(norm);
+      const std::vector<float> v = RandomVector(rng, norm);
       rows.insert(rows.end(), v.begin(), v.end());
     }
     ASSERT_TRUE(index.PutBatch(ids, rows, 1).ok());
     rebuilds_seen += index.relinked() != last_relinked;
     last_relinked = index.relinked();
   }
-  for (int i = 0; i < 1000; ++i) ASSERT_TRUE(index.Put(next++, random_vector(1e12)).ok());
+  for (int i = 0; i < 1000; ++i) ASSERT_TRUE(index.Put(next++, RandomVector(rng, 1e12)).ok());
   const std::uint64_t linked = next;
   std::printf("dot adversary: %llu records linked, %llu relinked by %llu rebuilds, %zu outside\n",
               static_cast<unsigned long long>(linked),
@@ -305,14 +289,7 @@ TEST(Churn, DotRelinksStayBoundedPerRecord) {
               static_cast<unsigned long long>(rebuilds_seen), index.outside());
   EXPECT_GT(rebuilds_seen, 0u);  // the drifting norms did move the range
   EXPECT_LE(index.relinked(), 8 * linked);
-  const auto queries = Queries(100, 96);
-  const double recall = MeanRecall(index.store(), queries,
-                                   [&](const std::vector<float>& q, const std::vector<float>&) {
-                                     VectorSearchOptions o;
-                                     o.k = kK;
-                                     o.plan = VectorPlan::kGraph;
-                                     return *index.Search(q, o);
-                                   });
+  const double recall = GraphRecall(index, Queries(100, 96));
   std::printf("dot adversary: recall@10 %.3f\n", recall);
   EXPECT_GE(recall, 0.95);
 }

@@ -4,6 +4,7 @@
 // the HNSW loader allocated ~1000x its input, the text index loader ~3 KB per
 // input byte). Without AddressSanitizer nothing is counted and every budget
 // holds. -malloc_limit_mb / -rss_limit_mb stay the backstop for huge ones.
+// LoadWithin wraps a loader call with the count and the loaders' error contract.
 #ifndef ENGRAM_TESTS_FUZZ_ALLOC_BUDGET_H_
 #define ENGRAM_TESTS_FUZZ_ALLOC_BUDGET_H_
 
@@ -11,6 +12,8 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+
+#include "engram/status.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define ENGRAM_ALLOC_HOOKS 1
@@ -80,6 +83,23 @@ class AllocCount {
   static inline std::atomic<long long> live_{0};
   static inline std::atomic<long long> peak_{0};
 };
+
+// Runs `load` (returning a StatusOr), aborting, naming `what`, when it
+// allocated more than `budget` bytes at once, or when it failed with anything
+// but a Corruption that says why.
+template <typename Load>
+auto LoadWithin(std::size_t budget, const char* what, const Load& load) {
+  AllocCount count;
+  auto out = load();
+  count.Check(budget, what);
+  if (!out.ok() &&
+      (out.status().code() != StatusCode::kCorruption || out.status().message().empty())) {
+    std::fprintf(stderr, "%s failed without a Corruption: %s\n", what,
+                 out.status().ToString().c_str());
+    std::abort();
+  }
+  return out;
+}
 
 }  // namespace engram::fuzz
 

@@ -47,19 +47,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::uint64_t h = engram::Fnv1a64(std::string_view(bytes).substr(0, bytes.size() - 8));
     for (int i = 0; i < 8; ++i) bytes[bytes.size() - 8 + i] = static_cast<char>(h >> (8 * i));
   }
-  engram::StatusOr<TextIndex> loaded = [&] {
-    engram::fuzz::AllocCount count;
-    engram::StatusOr<TextIndex> index = TextIndex::Load(bytes, kDocLimit);
-    count.Check(kPerByte * size + kPerDoc * kDocLimit + kSlack, "TextIndex::Load");
-    return index;
-  }();
-  if (!loaded.ok()) {
-    if (loaded.status().code() != engram::StatusCode::kCorruption ||
-        loaded.status().message().empty()) {
-      std::abort();
-    }
-    return 0;
-  }
+  engram::StatusOr<TextIndex> loaded =
+      engram::fuzz::LoadWithin(kPerByte * size + kPerDoc * kDocLimit + kSlack, "TextIndex::Load",
+                               [&] { return TextIndex::Load(bytes, kDocLimit); });
+  if (!loaded.ok()) return 0;
   TextIndex& index = *loaded;
   if (index.Serialize() != bytes) std::abort();
   if (!TextIndex::Load(bytes, kDocLimit).ok()) std::abort();

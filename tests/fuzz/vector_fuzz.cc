@@ -68,16 +68,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FixChecksum(store_bytes);
   FixChecksum(graph_bytes);
 
-  engram::StatusOr<VectorStore> loaded = [&] {
-    engram::fuzz::AllocCount count;
-    engram::StatusOr<VectorStore> store = VectorStore::Load(store_bytes, kIdLimit);
-    count.Check(kPerByte * size + kPerId * kIdLimit + kSlack, "VectorStore::Load");
-    return store;
-  }();
-  if (!loaded.ok()) {
-    if (loaded.status().message().empty()) std::abort();
-    return 0;
-  }
+  const std::size_t budget = kPerByte * size + kPerId * kIdLimit + kSlack;
+  engram::StatusOr<VectorStore> loaded = engram::fuzz::LoadWithin(
+      budget, "VectorStore::Load", [&] { return VectorStore::Load(store_bytes, kIdLimit); });
+  if (!loaded.ok()) return 0;
   VectorStore& store = *loaded;
   if (store.Serialize(store.retained()) != store_bytes) std::abort();
   if (store.size() > store.limit()) std::abort();
@@ -99,16 +93,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using engram::vector::HnswFilter;
   using engram::vector::HnswSearchParams;
   if (graph_bytes.empty()) return 0;
-  engram::StatusOr<Hnsw> graph = [&] {
-    engram::fuzz::AllocCount count;
-    engram::StatusOr<Hnsw> h = Hnsw::Load(graph_bytes, &store);
-    count.Check(kPerByte * size + kPerId * kIdLimit + kSlack, "Hnsw::Load");
-    return h;
-  }();
-  if (!graph.ok()) {
-    if (graph.status().message().empty()) std::abort();
-    return 0;
-  }
+  engram::StatusOr<Hnsw> graph = engram::fuzz::LoadWithin(
+      budget, "Hnsw::Load", [&] { return Hnsw::Load(graph_bytes, &store); });
+  if (!graph.ok()) return 0;
   // The graph image need not be canonical (Hnsw::Load may accept redundant
   // varint bytes), but what it writes must load back to the same image.
   const std::string image = graph->Serialize();

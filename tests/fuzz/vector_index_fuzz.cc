@@ -101,19 +101,10 @@ void RoundTrip(const VectorIndex& index) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string bytes(reinterpret_cast<const char*>(data), size);
   SealAll(bytes);
-  engram::StatusOr<VectorIndex> loaded = [&] {
-    engram::fuzz::AllocCount count;
-    engram::StatusOr<VectorIndex> index = VectorIndex::Load(bytes, kIdLimit);
-    count.Check(kPerByte * size + kPerId * kIdLimit + kSlack, "VectorIndex::Load");
-    return index;
-  }();
-  if (!loaded.ok()) {
-    if (loaded.status().code() != engram::StatusCode::kCorruption ||
-        loaded.status().message().empty()) {
-      std::abort();
-    }
-    return 0;
-  }
+  engram::StatusOr<VectorIndex> loaded =
+      engram::fuzz::LoadWithin(kPerByte * size + kPerId * kIdLimit + kSlack, "VectorIndex::Load",
+                               [&] { return VectorIndex::Load(bytes, kIdLimit); });
+  if (!loaded.ok()) return 0;
   VectorIndex& index = *loaded;
   if (index.graph().size() + index.pending() + index.outside() != index.size()) std::abort();
   RoundTrip(index);

@@ -71,21 +71,10 @@ void BM_Append(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
 }
 
-void BM_Reput(benchmark::State& state) {
-  const auto n = static_cast<std::size_t>(state.range(0));
-  const std::vector<std::string> docs = Corpus(n, 1), other = Corpus(n, 2);
-  const std::vector<std::uint32_t> order = Shuffled(n);
-  for (auto _ : state) {
-    state.PauseTiming();
-    TextIndex index = Build(docs);
-    state.ResumeTiming();
-    for (std::uint32_t d : order) index.Put(d, {other[d]});
-    benchmark::DoNotOptimize(index.size());
-  }
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
-}
-
-void BM_Remove(benchmark::State& state) {
+// Builds N documents, then times `update(index, doc)` over all of them in
+// random order.
+template <typename Update>
+void TimeUpdates(benchmark::State& state, const Update& update) {
   const auto n = static_cast<std::size_t>(state.range(0));
   const std::vector<std::string> docs = Corpus(n, 1);
   const std::vector<std::uint32_t> order = Shuffled(n);
@@ -93,27 +82,27 @@ void BM_Remove(benchmark::State& state) {
     state.PauseTiming();
     TextIndex index = Build(docs);
     state.ResumeTiming();
-    for (std::uint32_t d : order) index.Remove(d);
+    for (std::uint32_t d : order) update(index, d);
     benchmark::DoNotOptimize(index.size());
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
 }
 
+void BM_Reput(benchmark::State& state) {
+  const std::vector<std::string> other = Corpus(static_cast<std::size_t>(state.range(0)), 2);
+  TimeUpdates(state, [&](TextIndex& index, std::uint32_t d) { index.Put(d, {other[d]}); });
+}
+
+void BM_Remove(benchmark::State& state) {
+  TimeUpdates(state, [](TextIndex& index, std::uint32_t d) { index.Remove(d); });
+}
+
 void BM_Churn(benchmark::State& state) {
-  const auto n = static_cast<std::size_t>(state.range(0));
-  const std::vector<std::string> docs = Corpus(n, 1), other = Corpus(n, 2);
-  const std::vector<std::uint32_t> order = Shuffled(n);
-  for (auto _ : state) {
-    state.PauseTiming();
-    TextIndex index = Build(docs);
-    state.ResumeTiming();
-    for (std::uint32_t d : order) {
-      index.Remove(d);
-      index.Put(d, {other[d]});
-    }
-    benchmark::DoNotOptimize(index.size());
-  }
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
+  const std::vector<std::string> other = Corpus(static_cast<std::size_t>(state.range(0)), 2);
+  TimeUpdates(state, [&](TextIndex& index, std::uint32_t d) {
+    index.Remove(d);
+    index.Put(d, {other[d]});
+  });
 }
 
 void BM_Search(benchmark::State& state) {
