@@ -238,7 +238,7 @@ describe("engram serve /mcp over Streamable HTTP", () => {
   let client;
 
   before(async () => {
-    server = await startServer();
+    server = await startServer({ args: ["--allowed-origins", "http://localhost:3000"] });
     client = new Client({ name: "engram-client-test", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
   });
@@ -266,10 +266,17 @@ describe("engram serve /mcp over Streamable HTTP", () => {
   test("refuses foreign origins, GET streams and unknown protocol versions", async () => {
     const ping = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
     const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
-    let r = await fetch(`${server.url}/mcp`, { method: "POST", headers: { ...headers, origin: "http://evil.example" }, body: ping });
-    assert.equal(r.status, 403);
-    r = await fetch(`${server.url}/mcp`, { method: "POST", headers: { ...headers, origin: "http://localhost:3000" }, body: ping });
+    // Only the origins given with --allowed-origins; a local port is no exception.
+    for (const origin of ["http://evil.example", "http://localhost:5173"]) {
+      const r = await fetch(`${server.url}/mcp`, { method: "POST", headers: { ...headers, origin }, body: ping });
+      assert.equal(r.status, 403, origin);
+      assert.equal((await r.json()).kind, "request.forbidden_origin");
+    }
+    let r = await fetch(`${server.url}/mcp`, { method: "POST", headers: { ...headers, origin: "http://localhost:3000" }, body: ping });
     assert.equal(r.status, 200);
+    assert.equal(r.headers.get("access-control-allow-origin"), "http://localhost:3000");
+    r = await fetch(`${server.url}/mcp`, { method: "POST", headers: { ...headers, "content-type": "text/plain" }, body: ping });
+    assert.equal(r.status, 415);
     r = await fetch(`${server.url}/mcp`, { method: "GET", headers: { accept: "text/event-stream" } });
     assert.equal(r.status, 405);
     r = await fetch(`${server.url}/mcp`, { method: "POST", headers: { ...headers, "mcp-protocol-version": "2099-01-01" }, body: ping });

@@ -60,13 +60,14 @@ const pointer = (...parts) =>
 // the documented path ("/v1/collections/{name}"); null for paths that are not
 // operations (unknown routes, wrong methods), whose errors must still be
 // Problems.
-async function call(method, url, { template = url, body, raw, key = ADMIN, status } = {}) {
+async function call(method, url, { template = url, body, raw, key = ADMIN, status, extra = {} } = {}) {
   const headers = {};
   if (key) headers.authorization = `Bearer ${key}`;
   let payload;
   if (raw !== undefined) payload = raw;
   else if (body !== undefined) payload = JSON.stringify(body);
   if (payload !== undefined) headers["content-type"] = "application/json";
+  Object.assign(headers, extra);
   const res = await fetch(server.url + url, { method, headers, body: payload });
   const text = await res.text();
   const ctype = (res.headers.get("content-type") ?? "").split(";")[0].trim();
@@ -107,10 +108,26 @@ const RETRIEVE_FILTER = { op: "eq", lhs: { knowledge: "scope" }, rhs: { value: "
 test("probes, metrics and the document itself", async () => {
   await call("GET", "/livez", { key: null, status: 200 });
   await call("GET", "/readyz", { key: null, status: 200 });
-  const m = await call("GET", "/metrics", { key: null, status: 200 });
+  await call("GET", "/metrics", { key: null, status: 401 });
+  await call("GET", "/metrics", { key: ALICE, status: 403 });
+  const m = await call("GET", "/metrics", { status: 200 });
   assert.match(m.body, /engram_http_in_flight/);
   await call("GET", "/openapi.json", { key: null, status: 200 });
   assert.equal(doc.openapi, "3.1.0");
+});
+
+test("browsers: foreign origins, forms and compressed bodies", async () => {
+  const c = "/v1/collections";
+  const body = { name: "web", schema: "preset:notes", text: ["content"] };
+  const origin = { origin: "http://evil.example" };
+  let r = await call("POST", c, { body, extra: origin, status: 403 });
+  assert.equal(r.body.kind, "request.forbidden_origin");
+  r = await call("GET", "/livez", { key: null, extra: origin, status: 403 });
+  r = await call("POST", c, { body, extra: { "content-type": "text/plain" }, status: 415 });
+  assert.equal(r.body.kind, "request.unsupported_media_type");
+  r = await call("POST", c, { body, extra: { "content-encoding": "gzip" }, status: 415 });
+  assert.equal(r.body.kind, "request.unsupported_encoding");
+  await call("GET", `${c}/web`, { template: `${c}/{name}`, status: 404 }); // nothing was created
 });
 
 test("collections", async () => {

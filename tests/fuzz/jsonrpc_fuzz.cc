@@ -2,7 +2,8 @@
 // JSON-RPC message through McpServer::HandleMessage, and as the body of a
 // Streamable HTTP exchange through HandleHttp, against one store in a
 // temporary directory. The first byte picks the path and, for HTTP, the
-// Origin and MCP-Protocol-Version headers and whether the body's method and
+// Origin (which the HTTP front-end checks, not HandleHttp) and
+// MCP-Protocol-Version headers and whether the body's method and
 // name are mirrored in Mcp-Method / Mcp-Name. Invariants: never crashes, hangs
 // or leaks; a reply is empty or one JSON value; HTTP replies carry a status
 // the transport documents, and an empty body only with 202.

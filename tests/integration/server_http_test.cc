@@ -163,16 +163,34 @@ TEST_F(ServerHttpTest, ProbesMetricsAndOpenApi) {
   Reply spec = Send("GET", "/openapi.json", "", "");
   EXPECT_EQ(spec.status, 200);
   EXPECT_EQ(spec.body.value("openapi", ""), "3.1.0");
+  {
+    // HEAD: GET's headers without the body, and the connection stays in step.
+    httplib::Client h = Client();
+    httplib::Result get = h.Get("/openapi.json");
+    httplib::Result head = h.Head("/openapi.json");
+    ASSERT_TRUE(get && head);
+    EXPECT_EQ(head->status, 200);
+    EXPECT_TRUE(head->body.empty());
+    EXPECT_EQ(head->get_header_value("Content-Length"), std::to_string(get->body.size()));
+    httplib::Result after = h.Get("/livez");
+    ASSERT_TRUE(after);
+    EXPECT_EQ(after->status, 200);
+  }
   CreateNotes();
-  httplib::Client c = Client();
+  ExpectProblem(Send("GET", "/metrics", "", ""), 401, "auth.unauthenticated");
+  ExpectProblem(Send("GET", "/metrics", "", kAliceKey), 403, "auth.forbidden");
+  httplib::Client c = Client(kAdminKey);
   httplib::Result m = c.Get("/metrics");
   ASSERT_TRUE(m);
   EXPECT_EQ(m->status, 200);
   EXPECT_NE(m->get_header_value("Content-Type").find("text/plain"), std::string::npos);
   for (const char* name :
        {"engram_http_requests_total{route=\"/v1/collections\",method=\"POST\",status=\"201\"} 1",
-        "engram_http_request_duration_seconds_bucket{route=\"/livez\",le=\"+Inf\"} 1",
-        "engram_http_in_flight", "engram_collection_records{collection=\"notes\"} 0"}) {
+        "engram_http_request_duration_seconds_bucket{route=\"/livez\",le=\"+Inf\"} 2",
+        "engram_http_requests_total{route=\"/openapi.json\",method=\"HEAD\",status=\"200\"} 1",
+        "engram_http_in_flight", "engram_http_connections",
+        "engram_http_errors_total{kind=\"auth.unauthenticated\"} 1",
+        "engram_collection_records{collection=\"notes\"} 0"}) {
     EXPECT_NE(m->body.find(name), std::string::npos) << name << "\n" << m->body;
   }
   api_->SetDraining();
@@ -354,10 +372,8 @@ TEST_F(ServerHttpTest, RequestErrors) {
   ApiOptions options;
   options.limits.max_batch = 3;
   options.limits.max_k = 50;
-  ServerOptions server_options;
-  server_options.max_body_bytes = 64 << 10;
-  options.limits.max_body_bytes = server_options.max_body_bytes;
-  Start(false, options, server_options);
+  options.limits.max_body_bytes = 64 << 10;
+  Start(false, options);
   CreateNotes("");
   ExpectProblem(Send("POST", "/v1/collections/notes/search", "{\"k\":", ""), 400,
                 "request.invalid_json", "$");
@@ -482,9 +498,10 @@ TEST_F(ServerHttpTest, AuthMatrix) {
                     kAliceKey);
   EXPECT_EQ(wipe.body["deleted"], 0) << wipe.body.dump();
   EXPECT_EQ(ids(kAdminKey, json::object()).size(), 4u);
-  // Probes need no key.
+  // Probes need no key; /metrics needs an admin key (it names every collection).
   EXPECT_EQ(Send("GET", "/livez", "", "").status, 200);
-  EXPECT_EQ(Send("GET", "/metrics", "", "").status, 200);
+  ExpectProblem(Send("GET", "/metrics", "", kBobKey), 403, "auth.forbidden");
+  EXPECT_EQ(Send("GET", "/metrics", "", kAdminKey).status, 200);
 }
 
 TEST(KeyRingTest, RejectsBadKeyFilesWithLocatedErrors) {
@@ -533,11 +550,12 @@ struct Gate {
 TEST_F(ServerHttpTest, OverloadAnswers503WithRetryAfter) {
   auto gate = std::make_shared<Gate>();
   ApiOptions options;
-  options.max_in_flight = 1;
   options.before_route = [gate](const std::string& route) {
     if (route == "/v1/collections/{name}/search") gate->Enter();
   };
-  Start(false, options);
+  ServerOptions server_options;
+  server_options.max_in_flight = 1;
+  Start(false, options, server_options);
   CreateNotes("");
   auto slow = std::async(std::launch::async, [&] {
     return Post("/v1/collections/notes/search", {{"query", "x"}}, "");

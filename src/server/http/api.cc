@@ -1,24 +1,22 @@
 #include "server/http/api.h"
 
-#include <chrono>
 #include <exception>
+
+#include "server/http/wire.h"
 
 namespace engram::server::http {
 namespace {
 
-// Decrements a counter when the request leaves, however it leaves.
+// Counts a request in flight while it is handled, however it leaves.
 class Counted {
  public:
-  template <typename T>
-  explicit Counted(std::atomic<T>& counter) : release_([&counter] { --counter; }) {
-    ++counter;
-  }
-  ~Counted() { release_(); }
+  explicit Counted(std::atomic<std::int64_t>& counter) : counter_(counter) { ++counter_; }
+  ~Counted() { --counter_; }
   Counted(const Counted&) = delete;
   Counted& operator=(const Counted&) = delete;
 
  private:
-  std::function<void()> release_;
+  std::atomic<std::int64_t>& counter_;
 };
 
 std::string KindOf(const HttpResponse& response) {
@@ -29,14 +27,19 @@ std::string KindOf(const HttpResponse& response) {
   return "http_" + std::to_string(response.status);
 }
 
-}  // namespace
-
-std::string_view HttpRequest::Header(std::string_view name) const {
-  for (const auto& [key, value] : headers) {
-    if (key == name) return value;
-  }
-  return {};
+// Whether the head announces a body (a non-zero length, or chunks).
+bool CarriesBody(const HttpRequest& request) {
+  const std::string_view length = request.Header("content-length");
+  return (!length.empty() && length.find_first_not_of('0') != std::string_view::npos) ||
+         !request.Header("transfer-encoding").empty();
 }
+
+// The headers a browser may send cross-origin once an origin is allowed.
+constexpr char kCorsRequestHeaders[] =
+    "Authorization, Content-Type, MCP-Protocol-Version, Mcp-Method, Mcp-Name";
+constexpr char kCorsExposedHeaders[] = "WWW-Authenticate, Retry-After, Allow";
+
+}  // namespace
 
 Api::Api(Engine* engine, mcp::McpServer* mcp, KeyRing keys, ApiOptions options)
     : engine_(engine), mcp_(mcp), keys_(std::move(keys)), options_(std::move(options)) {}
@@ -57,50 +60,81 @@ HttpResponse Api::JsonResponse(int status, const nlohmann::json& body) {
   return r;
 }
 
-HttpResponse Api::Handle(const HttpRequest& request) {
-  const auto start = std::chrono::steady_clock::now();
-  Counted in_flight(metrics_.in_flight());
-  std::string label = "unmatched";
-  HttpResponse response = [&]() -> HttpResponse {
-    std::variant<RouteMatch, Problem> matched = MatchRoute(request.method, request.path);
-    if (auto* p = std::get_if<Problem>(&matched)) return ProblemResponse(*p);
-    const RouteMatch& match = std::get<RouteMatch>(matched);
-    label = match.label;
-    Principal principal{"anonymous", ReadProfile::kPrivateOnly, false};
-    if (!IsPublic(match.route)) {
-      std::variant<Principal, Problem> who = keys_.Authenticate(request.Header("authorization"));
-      if (auto* p = std::get_if<Problem>(&who)) return ProblemResponse(*p);
-      principal = std::get<Principal>(who);
-      if (IsAdminOnly(match.route) && !principal.admin) {
-        return ProblemResponse(Forbidden("this operation needs an admin key"));
-      }
+std::variant<Api::Admitted, HttpResponse> Api::Screen(const HttpRequest& request,
+                                                      std::string* label) {
+  const BrowserPolicy& browsers = options_.browsers;
+  if (auto p = browsers.CheckHost(request.Header("host"))) return ProblemResponse(*p);
+  const std::string_view origin = request.Header("origin");
+  if (auto p = browsers.CheckOrigin(origin)) return ProblemResponse(*p);
+  const std::string_view preflight = request.Header("access-control-request-method");
+  const bool is_preflight = request.method == "OPTIONS" && !origin.empty() && !preflight.empty();
+  // HEAD is GET without the body (the front-end drops it).
+  const std::string_view method = is_preflight               ? preflight
+                                  : request.method == "HEAD" ? std::string_view("GET")
+                                                             : std::string_view(request.method);
+  std::variant<RouteMatch, Problem> matched = MatchRoute(method, request.path);
+  if (auto* p = std::get_if<Problem>(&matched)) return ProblemResponse(*p);
+  Admitted admitted{std::move(std::get<RouteMatch>(matched)),
+                    Principal{"anonymous", ReadProfile::kPrivateOnly, false}};
+  *label = admitted.match.label;
+  if (is_preflight) {
+    // Only an allowed origin gets here (CheckOrigin above).
+    HttpResponse r;
+    r.status = 204;
+    r.content_type.clear();
+    r.headers = {{"Access-Control-Allow-Methods", std::string(preflight)},
+                 {"Access-Control-Allow-Headers", kCorsRequestHeaders},
+                 {"Access-Control-Max-Age", "600"}};
+    return r;
+  }
+  const Route route = admitted.match.route;
+  if (!IsPublic(route)) {
+    std::variant<Principal, Problem> who = keys_.Authenticate(request.Header("authorization"));
+    if (auto* p = std::get_if<Problem>(&who)) return ProblemResponse(*p);
+    admitted.principal = std::get<Principal>(who);
+    if (IsAdminOnly(route) && !admitted.principal.admin) {
+      return ProblemResponse(Forbidden("this operation needs an admin key"));
     }
-    std::optional<Counted> engine_slot;
-    if (!IsPublic(match.route)) {
-      engine_slot.emplace(engine_in_flight_);
-      if (engine_in_flight_.load() > options_.max_in_flight) {
-        return ProblemResponse(Overloaded("too many requests in flight (limit " +
-                                          std::to_string(options_.max_in_flight) +
-                                          "); retry shortly"));
-      }
+  }
+  const std::string_view encoding = request.Header("content-encoding");
+  if (!encoding.empty() && LowerCase(TrimOws(encoding)) != "identity") {
+    Problem p = MakeProblem(415, "request.unsupported_encoding",
+                            "compressed request bodies are not accepted (Content-Encoding: " +
+                                std::string(encoding.substr(0, 64)) + "); send identity");
+    p.headers.emplace_back("Accept-Encoding", "identity");
+    return ProblemResponse(p);
+  }
+  const bool reads_body = HasJsonBody(route) || (route == Route::kMcp && request.method == "POST");
+  if (reads_body || CarriesBody(request)) {
+    if (auto p = CheckJsonContentType(request.Header("content-type"))) {
+      return ProblemResponse(*p);
     }
-    nlohmann::json body;
-    if (HasJsonBody(match.route)) {
-      Decoded<nlohmann::json> parsed = ParseBody(request.body, options_.limits);
-      if (!parsed.ok()) return ProblemResponse(parsed.problem());
-      body = std::move(parsed.value());
-    }
-    if (options_.before_route && !IsPublic(match.route)) options_.before_route(match.label);
-    try {
-      return Dispatch(Call{request, match, principal, body});
-    } catch (const std::exception& e) {
-      return ProblemResponse(FromStatus(Status::Internal(e.what())));
-    }
-  }();
+  }
+  // wire.h has checked the length's syntax; a direct caller may not have.
+  std::uint64_t length = 0;
+  for (char c : request.Header("content-length")) {
+    if (c < '0' || c > '9' || length > options_.limits.max_body_bytes) break;
+    length = length * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  if (length > options_.limits.max_body_bytes) {
+    return ProblemResponse(PayloadTooLarge(options_.limits.max_body_bytes));
+  }
+  return admitted;
+}
+
+HttpResponse Api::Finish(const HttpRequest& request, const std::string& label,
+                         std::chrono::steady_clock::time_point start, HttpResponse response) {
+  const std::string_view origin = request.Header("origin");
+  if (!origin.empty() && !options_.browsers.CheckOrigin(origin)) {
+    response.headers.emplace_back("Access-Control-Allow-Origin", std::string(origin));
+    response.headers.emplace_back("Access-Control-Expose-Headers", kCorsExposedHeaders);
+    response.headers.emplace_back("Vary", "Origin");
+  }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const std::string& m = request.method;
-  const bool known = m == "GET" || m == "POST" || m == "PUT" || m == "PATCH" || m == "DELETE";
+  const bool known = m == "GET" || m == "HEAD" || m == "POST" || m == "PUT" || m == "PATCH" ||
+                     m == "DELETE" || m == "OPTIONS";
   metrics_.Record(label, known ? m : "other", response.status, seconds);
   if (response.status >= 400) {
     metrics_.CountError(response.content_type == "application/problem+json"
@@ -108,6 +142,50 @@ HttpResponse Api::Handle(const HttpRequest& request) {
                             : "http_" + std::to_string(response.status));
   }
   return response;
+}
+
+Admission Api::Admit(const HttpRequest& head) {
+  const auto start = std::chrono::steady_clock::now();
+  std::string label = "unmatched";
+  std::variant<Admitted, HttpResponse> screened = Screen(head, &label);
+  Admission admission;
+  if (auto* answer = std::get_if<HttpResponse>(&screened)) {
+    admission.answer = Finish(head, label, start, std::move(*answer));
+  } else {
+    admission.engine = !IsPublic(std::get<Admitted>(screened).match.route);
+  }
+  return admission;
+}
+
+HttpResponse Api::Refuse(const Problem& problem) {
+  metrics_.Record("transport", "other", problem.status, 0);
+  metrics_.CountError(problem.kind);
+  return ProblemResponse(problem);
+}
+
+HttpResponse Api::Handle(const HttpRequest& request) {
+  const auto start = std::chrono::steady_clock::now();
+  Counted in_flight(metrics_.in_flight());
+  std::string label = "unmatched";
+  HttpResponse response = [&]() -> HttpResponse {
+    std::variant<Admitted, HttpResponse> screened = Screen(request, &label);
+    if (auto* answer = std::get_if<HttpResponse>(&screened)) return std::move(*answer);
+    const Admitted& admitted = std::get<Admitted>(screened);
+    const Route route = admitted.match.route;
+    nlohmann::json body;
+    if (HasJsonBody(route)) {
+      Decoded<nlohmann::json> parsed = ParseBody(request.body, options_.limits);
+      if (!parsed.ok()) return ProblemResponse(parsed.problem());
+      body = std::move(parsed.value());
+    }
+    if (options_.before_route && !IsPublic(route)) options_.before_route(admitted.match.label);
+    try {
+      return Dispatch(Call{request, admitted.match, admitted.principal, body});
+    } catch (const std::exception& e) {
+      return ProblemResponse(FromStatus(Status::Internal(e.what())));
+    }
+  }();
+  return Finish(request, label, start, std::move(response));
 }
 
 HttpResponse Api::Dispatch(const Call& call) {

@@ -1,23 +1,26 @@
 // The HTTP API as a function from request to response, independent of the
-// HTTP library: routing, authentication, the in-flight bound, body decoding,
-// the engine calls of each route, and metrics. server.h puts it on a socket;
-// tests and the fuzz target may call it directly.
+// HTTP library: the browser checks (Host, Origin, Content-Type), routing,
+// authentication, body decoding, the engine calls of each route, and
+// metrics. server.h puts it on a socket; tests and the fuzz target may call
+// it directly.
 #ifndef ENGRAM_SERVER_HTTP_API_H_
 #define ENGRAM_SERVER_HTTP_API_H_
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
+#include <variant>
 
 #include <nlohmann/json.hpp>
 
 #include "engram/engine.h"
 #include "server/common/principal.h"
 #include "server/http/auth.h"
+#include "server/http/browser_policy.h"
+#include "server/http/message.h"
 #include "server/http/metrics.h"
 #include "server/http/problem.h"
 #include "server/http/request_decode.h"
@@ -26,29 +29,21 @@
 
 namespace engram::server::http {
 
-struct HttpRequest {
-  std::string method;
-  std::string path;  // percent-decoded, without the query string
-  std::vector<std::pair<std::string, std::string>> headers;  // names lower-cased
-  std::string body;
-
-  std::string_view Header(std::string_view name) const;  // "" when absent
-};
-
-struct HttpResponse {
-  int status = 200;
-  std::string content_type = "application/json";
-  std::vector<std::pair<std::string, std::string>> headers;
-  std::string body;
-};
-
 struct ApiOptions {
   Limits limits;
-  // Engine requests (everything but the probes, /metrics and /openapi.json)
-  // handled at once; more get 503 with Retry-After.
-  std::size_t max_in_flight = 32;
+  BrowserPolicy browsers;  // allowed Host and Origin values
   // A test seam: called with the route template before an engine route runs.
   std::function<void(const std::string&)> before_route;
+};
+
+// What the front-end does with a request whose head it has read (Api::Admit).
+struct Admission {
+  // Set when the head alone decides the answer (a refusal, a CORS
+  // preflight): send it without reading the body.
+  std::optional<HttpResponse> answer;
+  // Whether answering may call the engine. When not (the probes and the
+  // OpenAPI document), the I/O thread may answer at once.
+  bool engine = true;
 };
 
 class Api {
@@ -56,11 +51,26 @@ class Api {
   // `engine` and `mcp` must outlive the Api. Thread-safe.
   Api(Engine* engine, mcp::McpServer* mcp, KeyRing keys, ApiOptions options);
 
+  // Decides what the method, path and headers alone can decide, before the
+  // body is read: the Host and Origin (403), a CORS preflight (204 for an
+  // allowed origin), the route (404, 405), the API key and its role (401,
+  // 403), Content-Encoding (415: bodies are never decompressed), a body's
+  // Content-Type (415 unless application/json) and a Content-Length over
+  // the body limit (413). A refusal is counted in the metrics.
+  Admission Admit(const HttpRequest& head);
+
+  // The whole exchange: Admit's checks, then the body and the route.
   HttpResponse Handle(const HttpRequest& request);
+
+  // A refusal made by the front-end itself (a malformed head, a body past
+  // the limit, too many connections or requests): the problem response,
+  // counted in the metrics under the route "transport".
+  HttpResponse Refuse(const Problem& problem);
 
   // While draining /readyz answers 503 (the store is about to close).
   void SetDraining() { draining_ = true; }
   Metrics& metrics() { return metrics_; }
+  const Limits& limits() const { return options_.limits; }
 
   static HttpResponse ProblemResponse(const Problem& problem);
   static HttpResponse JsonResponse(int status, const nlohmann::json& body);
@@ -72,6 +82,16 @@ class Api {
     const Principal& principal;
     const nlohmann::json& body;  // the decoded body object (null without one)
   };
+  struct Admitted {
+    RouteMatch match;
+    Principal principal;
+  };
+  // Admit's checks: the admitted route and caller, or the answer to send
+  // (`label` is set to the route template once the route is known).
+  std::variant<Admitted, HttpResponse> Screen(const HttpRequest& request, std::string* label);
+  // Adds the CORS headers for an allowed Origin and records the metrics.
+  HttpResponse Finish(const HttpRequest& request, const std::string& label,
+                      std::chrono::steady_clock::time_point start, HttpResponse response);
   HttpResponse Dispatch(const Call& call);
 
   // routes_ops.cc
@@ -105,7 +125,6 @@ class Api {
   KeyRing keys_;
   ApiOptions options_;
   Metrics metrics_;
-  std::atomic<std::size_t> engine_in_flight_{0};
   std::atomic<bool> draining_{false};
 };
 

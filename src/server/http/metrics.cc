@@ -73,6 +73,9 @@ std::string Metrics::Render(const Engine* engine) const {
   out << "# HELP engram_http_in_flight Requests being handled.\n"
          "# TYPE engram_http_in_flight gauge\n"
       << "engram_http_in_flight " << in_flight_.load() << '\n';
+  out << "# HELP engram_http_connections Open client connections.\n"
+         "# TYPE engram_http_connections gauge\n"
+      << "engram_http_connections " << connections_.load() << '\n';
   out << "# HELP engram_collection_records Records per collection.\n"
          "# TYPE engram_collection_records gauge\n";
   if (engine != nullptr) {

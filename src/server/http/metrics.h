@@ -1,7 +1,8 @@
 // The server's Prometheus metrics (text exposition format 0.0.4): requests by
 // route template, method and status; latency histograms by route; errors by
-// problem kind; requests in flight; and records per collection, read from
-// the engine at scrape time. Thread-safe.
+// problem kind (front-end refusals and request timeouts included); requests
+// in flight; open connections; and records per collection, read from the
+// engine at scrape time. Thread-safe.
 #ifndef ENGRAM_SERVER_HTTP_METRICS_H_
 #define ENGRAM_SERVER_HTTP_METRICS_H_
 
@@ -24,6 +25,7 @@ class Metrics {
   void CountError(const std::string& kind);
 
   std::atomic<std::int64_t>& in_flight() { return in_flight_; }
+  std::atomic<std::int64_t>& connections() { return connections_; }
 
   // The exposition text; `engine` may be null (no collection gauges then).
   std::string Render(const Engine* engine) const;
@@ -41,6 +43,7 @@ class Metrics {
   std::map<std::string, Histogram> durations_;
   std::map<std::string, std::uint64_t> errors_;
   std::atomic<std::int64_t> in_flight_{0};
+  std::atomic<std::int64_t> connections_{0};
 };
 
 }  // namespace engram::server::http

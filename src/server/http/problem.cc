@@ -17,22 +17,34 @@ std::string TitleFor(int status) {
       return "Not Found";
     case 405:
       return "Method Not Allowed";
+    case 408:
+      return "Request Timeout";
     case 409:
       return "Conflict";
     case 413:
       return "Content Too Large";
+    case 414:
+      return "URI Too Long";
+    case 415:
+      return "Unsupported Media Type";
     case 422:
       return "Unprocessable Content";
+    case 431:
+      return "Request Header Fields Too Large";
     case 501:
       return "Not Implemented";
     case 503:
       return "Service Unavailable";
+    case 505:
+      return "HTTP Version Not Supported";
     default:
       return status >= 500 ? "Internal Server Error" : "Error";
   }
 }
 
-Problem Make(int status, std::string kind, std::string message, std::string path = "") {
+}  // namespace
+
+Problem MakeProblem(int status, std::string kind, std::string message, std::string path) {
   Problem p;
   p.status = status;
   p.kind = std::move(kind);
@@ -42,8 +54,6 @@ Problem Make(int status, std::string kind, std::string message, std::string path
   p.code = status;
   return p;
 }
-
-}  // namespace
 
 std::string Problem::Body() const {
   nlohmann::json body = {
@@ -87,7 +97,7 @@ int HttpStatusFor(StatusCode code) {
 
 Problem FromStatus(const Status& status) {
   const int http = HttpStatusFor(status.code());
-  Problem p = Make(http, std::string(StatusCodeName(status.code())), status.message());
+  Problem p = MakeProblem(http, std::string(StatusCodeName(status.code())), status.message());
   if (http == 503) p.headers.emplace_back("Retry-After", "1");
   return p;
 }
@@ -113,51 +123,51 @@ std::string JoinDiagnosticPath(const std::string& base, const std::string& path)
 Problem FromDiagnostic(const Diagnostic& diagnostic, const std::string& base,
                        std::optional<FilterDialect> dialect) {
   const int status = diagnostic.kind == "scope.forbidden" ? 403 : 422;
-  Problem p =
-      Make(status, diagnostic.kind, diagnostic.message, JoinDiagnosticPath(base, diagnostic.path));
+  Problem p = MakeProblem(status, diagnostic.kind, diagnostic.message,
+                          JoinDiagnosticPath(base, diagnostic.path));
   p.code = diagnostic.code;
   p.expr_v1 = dialect == FilterDialect::kExprV1;
   return p;
 }
 
 Problem BadRequest(std::string path, std::string message, std::string kind) {
-  return Make(400, std::move(kind), std::move(message), std::move(path));
+  return MakeProblem(400, std::move(kind), std::move(message), std::move(path));
 }
 
 Problem NotFound(std::string message) {
-  return Make(404, "not_found", std::move(message));
+  return MakeProblem(404, "not_found", std::move(message));
 }
 
 Problem Unauthorized(std::string message) {
-  Problem p = Make(401, "auth.unauthenticated", std::move(message));
+  Problem p = MakeProblem(401, "auth.unauthenticated", std::move(message));
   p.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"engram\"");
   return p;
 }
 
 Problem Forbidden(std::string message) {
-  return Make(403, "auth.forbidden", std::move(message));
+  return MakeProblem(403, "auth.forbidden", std::move(message));
 }
 
 Problem RouteNotFound(const std::string& path) {
-  return Make(404, "route.not_found", "no route for '" + path + "'");
+  return MakeProblem(404, "route.not_found", "no route for '" + path + "'");
 }
 
 Problem MethodNotAllowed(const std::string& method, const std::vector<std::string>& allowed) {
   std::string list;
   for (const std::string& m : allowed) list += (list.empty() ? "" : ", ") + m;
-  Problem p = Make(405, "route.method_not_allowed",
-                   "method " + method + " is not allowed here (allowed: " + list + ")");
+  Problem p = MakeProblem(405, "route.method_not_allowed",
+                          "method " + method + " is not allowed here (allowed: " + list + ")");
   p.headers.emplace_back("Allow", list);
   return p;
 }
 
 Problem PayloadTooLarge(std::size_t limit) {
-  return Make(413, "request.too_large",
-              "the request body exceeds the limit of " + std::to_string(limit) + " bytes");
+  return MakeProblem(413, "request.too_large",
+                     "the request body exceeds the limit of " + std::to_string(limit) + " bytes");
 }
 
 Problem Overloaded(std::string message) {
-  Problem p = Make(503, "overloaded", std::move(message));
+  Problem p = MakeProblem(503, "overloaded", std::move(message));
   p.headers.emplace_back("Retry-After", "1");
   return p;
 }

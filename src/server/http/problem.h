@@ -47,6 +47,8 @@ Problem FromStatus(const Status& status);
 Problem FromDiagnostic(const Diagnostic& diagnostic, const std::string& base,
                        std::optional<FilterDialect> dialect = std::nullopt);
 
+// A Problem with `status`, `kind` and `message` (titled by the status).
+Problem MakeProblem(int status, std::string kind, std::string message, std::string path = "");
 // A malformed request: 400 with kind "request.invalid" (or `kind`) at `path`.
 Problem BadRequest(std::string path, std::string message, std::string kind = "request.invalid");
 Problem NotFound(std::string message);

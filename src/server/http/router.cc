@@ -111,13 +111,13 @@ std::vector<Candidate> Lookup(std::string_view path, RouteMatch* m) {
 }  // namespace
 
 bool IsPublic(Route route) {
-  return route == Route::kLivez || route == Route::kReadyz || route == Route::kMetrics ||
-         route == Route::kOpenApi;
+  return route == Route::kLivez || route == Route::kReadyz || route == Route::kOpenApi;
 }
 
 bool IsAdminOnly(Route route) {
   return route == Route::kCreateCollection || route == Route::kDropCollection ||
-         route == Route::kPutRetrieve || route == Route::kSetRetrieveFilter;
+         route == Route::kPutRetrieve || route == Route::kSetRetrieveFilter ||
+         route == Route::kMetrics;
 }
 
 bool HasJsonBody(Route route) {

@@ -44,10 +44,11 @@ struct RouteMatch {
   std::string id;     // {id}: a record id
 };
 
-// Whether the route is open without an API key (probes, metrics, the spec).
+// Whether the route is open without an API key (the probes, the OpenAPI
+// document); these never call the engine.
 bool IsPublic(Route route);
 // Whether the route needs an admin principal (collection create/drop,
-// retrieve PUT/PATCH).
+// retrieve PUT/PATCH, /metrics: it names every collection and its size).
 bool IsAdminOnly(Route route);
 // Whether the route reads a JSON object body.
 bool HasJsonBody(Route route);

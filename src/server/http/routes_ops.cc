@@ -1,6 +1,4 @@
 // The operational routes: probes, metrics, the OpenAPI document, and /mcp.
-#include <cctype>
-
 #include "server/http/api.h"
 #include "server/http/openapi.h"
 
@@ -35,11 +33,7 @@ HttpResponse Api::OpenApi() {
 HttpResponse Api::Mcp(const Call& call) {
   mcp::HttpExchange exchange;
   exchange.method = call.request.method;
-  for (const auto& [name, value] : call.request.headers) {
-    std::string lower = name;
-    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    exchange.headers.emplace_back(std::move(lower), value);
-  }
+  exchange.headers = call.request.headers;  // names lower-cased already
   exchange.body = call.request.body;
   mcp::HttpReply reply = mcp::HandleHttp(*mcp_, exchange, call.principal);
   HttpResponse r;

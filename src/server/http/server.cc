@@ -1,89 +1,445 @@
 #include "server/http/server.h"
 
-#include <cctype>
-#include <chrono>
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
 #include <thread>
+#include <unordered_map>
+#include <vector>
 
-#include <httplib.h>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/write.hpp>
 
 namespace engram::server::http {
-
-struct Server::Impl {
-  Api* api;
-  ServerOptions options;
-  httplib::Server http;
-  std::thread thread;
-  bool started = false;
-};
-
 namespace {
 
-void Reply(const HttpResponse& from, httplib::Response& to) {
-  to.status = from.status;
-  for (const auto& [name, value] : from.headers) to.set_header(name, value);
-  to.set_content(from.body, from.content_type.c_str());
-}
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+using tcp = asio::ip::tcp;
 
-HttpRequest Convert(const httplib::Request& req) {
-  HttpRequest r;
-  r.method = req.method;
-  r.path = req.path;
-  for (const auto& [name, value] : req.headers) {
-    std::string lower = name;
-    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    r.headers.emplace_back(std::move(lower), value);
+// A refused connection gets this long to take its 503; a connection closed
+// without reading the request's body drains it this long (and at most
+// kDrainBytes) so that the client reads the answer instead of a reset.
+constexpr std::chrono::seconds kRefusalDeadline{2};
+constexpr std::chrono::seconds kDrainDeadline{1};
+constexpr std::size_t kDrainBytes = 1 << 20;
+constexpr std::size_t kReadChunk = 4096;
+
+class Connection;
+
+// What every connection shares: the options, the Api, the worker pool, the
+// counters and the registry Stop() walks.
+struct Shared {
+  Api* api;
+  ServerOptions options;
+  std::optional<asio::thread_pool> workers;
+  std::atomic<std::size_t> pending{0};     // engine requests accepted, not yet answered
+  std::atomic<std::size_t> body_bytes{0};  // reserved for bodies being read or handled
+
+  // Reserves `bytes` of the body memory budget; false when they do not fit.
+  bool ReserveBody(std::size_t bytes) {
+    std::size_t used = body_bytes.load();
+    do {
+      if (used + bytes > options.max_body_memory) return false;
+    } while (!body_bytes.compare_exchange_weak(used, used + bytes));
+    return true;
   }
-  r.body = req.body;
-  return r;
-}
+  std::atomic<bool> stopping{false};
+  std::atomic<bool> abandon{false};  // the grace period is over: skip queued requests
+
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::unordered_map<Connection*, std::weak_ptr<Connection>> live;  // guarded by mutex
+  std::size_t served = 0;                                           // guarded by mutex
+  std::size_t refusing = 0;                                         // guarded by mutex
+
+  // Destroyed first: handlers it still holds (and their connections) go while
+  // the members above are alive.
+  asio::io_context io;
+  // Keeps the I/O threads running while no socket operation is pending (a
+  // request on a worker posts its reply back to them). Reset by Stop().
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> keep_running;
+
+  // Every live connection (for Stop()).
+  std::vector<std::shared_ptr<Connection>> Snapshot() {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::vector<std::shared_ptr<Connection>> out;
+    for (auto& [raw, weak] : live) {
+      if (auto strong = weak.lock()) out.push_back(std::move(strong));
+    }
+    return out;
+  }
+};
+
+// One client connection, driven on its own strand: wait for a request, read
+// and check its head, admit it, read its body, answer it (on a worker when
+// it calls the engine), then wait for the next one or close.
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(tcp::socket socket, Shared& shared, bool refused)
+      : stream_(std::move(socket)),
+        shared_(shared),
+        buffer_(shared.options.wire.max_head_bytes),
+        refused_(refused) {}
+
+  ~Connection() {
+    ReleaseBody();
+    std::lock_guard<std::mutex> lock(shared_.mutex);
+    shared_.live.erase(this);
+    (refused_ ? shared_.refusing : shared_.served) -= 1;
+    if (!refused_) --shared_.api->metrics().connections();
+    shared_.changed.notify_all();
+  }
+
+  void Start() {
+    asio::dispatch(stream_.get_executor(), [self = shared_from_this()] {
+      if (self->refused_) {
+        self->Send(self->shared_.api->Refuse(
+                       Overloaded("too many open connections (limit " +
+                                  std::to_string(self->shared_.options.max_connections) + ")")),
+                   After::kDrainAndClose);
+      } else {
+        self->WaitForRequest();
+      }
+    });
+  }
+
+  // Stop(): an idle connection, or one still sending its request, closes
+  // now; one with a request accepted closes after its reply.
+  void OnStop() {
+    asio::dispatch(stream_.get_executor(), [self = shared_from_this()] {
+      self->stop_requested_ = true;
+      if (self->phase_ == Phase::kIdle || self->phase_ == Phase::kReading) self->Close();
+    });
+  }
+
+  // Stop() after the grace period.
+  void ForceClose() {
+    asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->Close(); });
+  }
+
+ private:
+  enum class Phase { kIdle, kReading, kHandling, kWriting, kClosing };
+  enum class After { kNext, kClose, kDrainAndClose };
+
+  const ServerOptions& options() const { return shared_.options; }
+
+  void WaitForRequest() {
+    phase_ = Phase::kIdle;
+    if (stop_requested_ || shared_.stopping) return Close();
+    head_ = RequestHead{};
+    head_method_ = false;
+    parser_.reset();
+    scanned_ = 0;
+    if (buffer_.size() > 0) {  // a pipelined request has begun
+      phase_ = Phase::kReading;
+      stream_.expires_after(options().request_timeout);
+      return ReadHead();
+    }
+    stream_.expires_after(options().idle_timeout);
+    ReadMore();
+  }
+
+  void ReadMore() {
+    const std::size_t room = buffer_.max_size() - buffer_.size();
+    if (room == 0) return RefuseHead(HeadTooLarge());
+    stream_.async_read_some(
+        buffer_.prepare(std::min(room, kReadChunk)),
+        [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+          if (ec) {
+            if (ec == beast::error::timeout && self->phase_ == Phase::kReading) {
+              self->shared_.api->metrics().CountError("request.timeout");
+            }
+            return self->Close();
+          }
+          self->buffer_.commit(n);
+          if (self->phase_ == Phase::kIdle) {
+            // The request's deadline runs from its first byte.
+            self->phase_ = Phase::kReading;
+            self->stream_.expires_after(self->options().request_timeout);
+          }
+          self->ReadHead();
+        });
+  }
+
+  Problem HeadTooLarge() const {
+    return MakeProblem(431, "request.header_too_large",
+                       "the request head exceeds the limit of " +
+                           std::to_string(options().wire.max_head_bytes) + " bytes");
+  }
+
+  void ReadHead() {
+    const std::string_view data(static_cast<const char*>(buffer_.data().data()), buffer_.size());
+    const std::size_t end = FindHeadEnd(data, scanned_);
+    if (end == 0) {
+      scanned_ = data.size();
+      return ReadMore();
+    }
+    OnHead(data.substr(0, end));
+  }
+
+  void RefuseHead(const Problem& problem) {
+    Send(shared_.api->Refuse(problem), After::kDrainAndClose);
+  }
+
+  void OnHead(std::string_view head) {
+    std::variant<RequestHead, Problem> parsed = ParseHead(head, options().wire);
+    if (auto* p = std::get_if<Problem>(&parsed)) return RefuseHead(*p);
+    head_ = std::move(std::get<RequestHead>(parsed));
+    head_method_ = head_.request.method == "HEAD";
+    Admission admission = shared_.api->Admit(head_.request);
+    engine_ = admission.engine;
+    if (!admission.answer && engine_ && shared_.pending.load() >= options().max_in_flight) {
+      admission.answer = shared_.api->Refuse(Overloaded(InFlightMessage()));
+    }
+    // A body counts against the memory budget from now until its reply:
+    // its declared length, or the limit when it comes in chunks.
+    const std::size_t body = head_.chunked
+                                 ? shared_.api->limits().max_body_bytes
+                                 : static_cast<std::size_t>(head_.content_length.value_or(0));
+    if (!admission.answer && body > 0) {
+      if (shared_.ReserveBody(body)) {
+        reserved_ = body;
+      } else {
+        admission.answer = shared_.api->Refuse(
+            Overloaded("too many request bodies in memory (limit " +
+                       std::to_string(options().max_body_memory) + " bytes); retry shortly"));
+      }
+    }
+    const bool read = !admission.answer && StartParser(head);
+    buffer_.consume(head.size());
+    if (admission.answer) {
+      // The body, if any, is left unread: the connection cannot carry on.
+      return Send(std::move(*admission.answer),
+                  head_.has_body() ? After::kDrainAndClose : After::kNext);
+    }
+    if (!read) {
+      return RefuseHead(
+          MakeProblem(400, "request.malformed", "the request head could not be read"));
+    }
+    if (parser_->is_done()) return Dispatch();
+    if (!head_.expect_continue || head_.minor_version == 0) return ReadBody();
+    static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+    asio::async_write(stream_, asio::buffer(kContinue.data(), kContinue.size()),
+                      [self = shared_from_this()](beast::error_code error, std::size_t) {
+                        if (error) return self->Close();
+                        self->ReadBody();
+                      });
+  }
+
+  // Beast reads the body; it is given the head (already checked) first.
+  // False when it cannot read the head.
+  bool StartParser(std::string_view head) {
+    parser_.emplace();
+    parser_->header_limit(static_cast<std::uint32_t>(head.size() + 1));
+    parser_->body_limit(shared_.api->limits().max_body_bytes);
+    head.remove_prefix(std::min(head.find_first_not_of("\r\n"), head.size()));
+    beast::error_code ec;
+    parser_->put(asio::buffer(head.data(), head.size()), ec);
+    return !ec && parser_->is_header_done();
+  }
+
+  std::string InFlightMessage() const {
+    return "too many requests in flight (limit " + std::to_string(options().max_in_flight) +
+           "); retry shortly";
+  }
+
+  void ReadBody() {
+    bhttp::async_read(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->OnBody(ec); });
+  }
+
+  void OnBody(beast::error_code ec) {
+    if (!ec) return Dispatch();
+    if (ec == bhttp::error::body_limit) {
+      return RefuseHead(PayloadTooLarge(shared_.api->limits().max_body_bytes));
+    }
+    if (ec == beast::error::timeout) shared_.api->metrics().CountError("request.timeout");
+    if (ec == beast::error::timeout || ec == bhttp::error::end_of_stream ||
+        ec == bhttp::error::partial_message || ec == asio::error::eof ||
+        ec == asio::error::operation_aborted || ec == asio::error::connection_reset) {
+      return Close();
+    }
+    RefuseHead(MakeProblem(400, "request.malformed",
+                           "the request body could not be read: " + ec.message()));
+  }
+
+  void Dispatch() {
+    phase_ = Phase::kHandling;
+    stream_.expires_never();
+    HttpRequest request = std::move(head_.request);
+    if (parser_) request.body = std::move(parser_->get().body());
+    parser_.reset();
+    if (!engine_) return Send(shared_.api->Handle(request), After::kNext);
+    if (shared_.pending.fetch_add(1) >= options().max_in_flight) {
+      --shared_.pending;
+      return Send(shared_.api->Refuse(Overloaded(InFlightMessage())), After::kNext);
+    }
+    asio::post(*shared_.workers, [self = shared_from_this(), request = std::move(request)] {
+      Shared& shared = self->shared_;
+      HttpResponse response = shared.abandon
+                                  ? shared.api->Refuse(Overloaded("the server is shutting down"))
+                                  : shared.api->Handle(request);
+      --shared.pending;
+      asio::post(self->stream_.get_executor(), [self, response = std::move(response)]() mutable {
+        self->Send(std::move(response), After::kNext);
+      });
+    });
+  }
+
+  void Send(HttpResponse response, After after) {
+    ReleaseBody();  // the request and its body are gone by now
+    if (closed_) return;
+    phase_ = Phase::kWriting;
+    if (after == After::kNext && (!head_.keep_alive || stop_requested_ || shared_.stopping)) {
+      after = After::kClose;
+    }
+    auto message = std::make_shared<bhttp::response<bhttp::string_body>>();
+    message->version(head_.minor_version == 0 ? 10 : 11);
+    message->result(static_cast<unsigned>(response.status));
+    for (const auto& [name, value] : response.headers) message->insert(name, value);
+    if (!response.content_type.empty()) {
+      message->set(bhttp::field::content_type, response.content_type);
+    }
+    message->body() = std::move(response.body);
+    message->keep_alive(after == After::kNext);
+    message->prepare_payload();
+    if (head_method_) message->body().clear();  // Content-Length stays: RFC 9110 §9.3.2
+    stream_.expires_after(refused_ ? std::min(options().write_timeout, kRefusalDeadline)
+                                   : options().write_timeout);
+    bhttp::async_write(
+        stream_, *message,
+        [self = shared_from_this(), message, after](beast::error_code ec, std::size_t) {
+          if (ec) return self->Close();
+          if (after == After::kNext) return self->WaitForRequest();
+          if (after == After::kClose) return self->Close();
+          self->Drain();
+        });
+  }
+
+  // Half-closes, then reads and drops what the client still sends (bounded
+  // in time and bytes) so that it sees the reply rather than a reset.
+  void Drain() {
+    phase_ = Phase::kClosing;
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.expires_after(kDrainDeadline);
+    buffer_.clear();
+    DrainMore();
+  }
+
+  void DrainMore() {
+    stream_.async_read_some(buffer_.prepare(std::min(buffer_.max_size(), kReadChunk)),
+                            [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+                              self->drained_ += n;
+                              if (ec || self->drained_ > kDrainBytes) return self->Close();
+                              self->DrainMore();
+                            });
+  }
+
+  void ReleaseBody() {
+    shared_.body_bytes -= reserved_;
+    reserved_ = 0;
+  }
+
+  void Close() {
+    if (closed_) return;
+    closed_ = true;
+    phase_ = Phase::kClosing;
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+    stream_.close();
+  }
+
+  beast::tcp_stream stream_;
+  Shared& shared_;
+  beast::flat_buffer buffer_;  // at most a head's worth: bodies go to the parser
+  const bool refused_;         // over the connection cap: answered 503 and closed
+  Phase phase_ = Phase::kIdle;
+  RequestHead head_;
+  std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
+  std::size_t scanned_ = 0;   // bytes of buffer_ known not to end the head
+  bool engine_ = true;        // the admitted request calls the engine
+  bool head_method_ = false;  // a HEAD request: its reply has no body
+  std::size_t reserved_ = 0;  // bytes of the body memory budget held
+  bool stop_requested_ = false;
+  bool closed_ = false;
+  std::size_t drained_ = 0;
+};
 
 }  // namespace
 
-Server::Server(Api* api, ServerOptions options) : impl_(new Impl{api, options, {}, {}, false}) {
-  httplib::Server& http = impl_->http;
-  const std::size_t threads = options.threads == 0 ? 1 : options.threads;
-  http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  http.set_read_timeout(options.read_timeout_seconds, 0);
-  http.set_write_timeout(options.write_timeout_seconds, 0);
-  http.set_payload_max_length(options.max_body_bytes);
-  http.set_keep_alive_max_count(100);
-  // Replies are written in pieces (headers, then body); without TCP_NODELAY
-  // the last piece waits for the client's delayed ACK, about 40 ms a request
-  // on keep-alive connections (measured by bench/server).
-  http.set_tcp_nodelay(true);
-  auto handler = [api](const httplib::Request& req, httplib::Response& res) {
-    Reply(api->Handle(Convert(req)), res);
-  };
-  // Routing is the Api's (router.h): every path goes to it, so unknown routes
-  // and wrong methods get problem+json too.
-  const std::string any = "(.|\n)*";
-  http.Get(any, handler);
-  http.Post(any, handler);
-  http.Put(any, handler);
-  http.Patch(any, handler);
-  http.Delete(any, handler);
-  http.Options(any, handler);
-  // What the library rejects before routing (413, a malformed request line)
-  // becomes a problem as well.
-  const httplib::Server::HandlerWithResponse on_error =
-      [api, max = options.max_body_bytes](const httplib::Request&, httplib::Response& res) {
-        if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-        Problem p = res.status == 413 ? PayloadTooLarge(max)
-                    : res.status == 400
-                        ? BadRequest("", "the HTTP request could not be read", "request.malformed")
-                        : BadRequest("", "HTTP " + std::to_string(res.status), "http");
-        p.status = res.status;
-        p.title.clear();  // Body() titles it by the real status
-        api->metrics().Record("transport", "other", res.status, 0);
-        api->metrics().CountError(p.kind);
-        Reply(Api::ProblemResponse(p), res);
-        return httplib::Server::HandlerResponse::Handled;
-      };
-  http.set_error_handler(on_error);
-  http.set_exception_handler(
-      [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
-        Reply(Api::ProblemResponse(FromStatus(Status::Internal("unexpected error"))), res);
-      });
+std::size_t DefaultWorkers() {
+  return std::max<std::size_t>(4, 2 * std::thread::hardware_concurrency());
+}
+
+struct Server::Impl {
+  Shared shared;
+  tcp::acceptor acceptor{asio::make_strand(shared.io)};
+  asio::steady_timer backoff{acceptor.get_executor()};
+  std::vector<std::thread> io_threads;
+  bool started = false;
+  bool stopped = false;
+
+  void Accept() {
+    acceptor.async_accept(asio::make_strand(shared.io),
+                          [this](beast::error_code ec, tcp::socket socket) {
+                            if (!acceptor.is_open()) return;
+                            if (ec) {
+                              // Out of descriptors or memory: accepting at once would spin.
+                              backoff.expires_after(std::chrono::milliseconds(50));
+                              backoff.async_wait([this](beast::error_code) { Accept(); });
+                              return;
+                            }
+                            OnAccept(std::move(socket));
+                            Accept();
+                          });
+  }
+
+  void OnAccept(tcp::socket socket) {
+    beast::error_code ignored;
+    // Replies are written in pieces; without TCP_NODELAY the last one waits
+    // for the client's delayed ACK (40 ms a request, bench/RESULTS.md).
+    socket.set_option(tcp::no_delay(true), ignored);
+    std::shared_ptr<Connection> connection;
+    {
+      std::lock_guard<std::mutex> lock(shared.mutex);
+      const std::size_t cap = shared.options.max_connections;
+      const bool refused = shared.served >= cap;
+      // Refusals are capped too: past that the socket just closes.
+      if (refused && shared.refusing >= std::max<std::size_t>(cap / 8, 16)) return;
+      connection = std::make_shared<Connection>(std::move(socket), shared, refused);
+      shared.live.emplace(connection.get(), connection);
+      ++(refused ? shared.refusing : shared.served);
+      if (!refused) ++shared.api->metrics().connections();
+    }
+    connection->Start();
+  }
+};
+
+Server::Server(Api* api, ServerOptions options) : impl_(new Impl{}) {
+  impl_->shared.api = api;
+  options.io_threads = std::max<std::size_t>(options.io_threads, 1);
+  options.workers = std::max<std::size_t>(options.workers, 1);
+  impl_->shared.options = options;
 }
 
 Server::~Server() {
@@ -91,33 +447,73 @@ Server::~Server() {
 }
 
 StatusOr<int> Server::Bind(const std::string& host, int port) {
-  if (port == 0) {
-    const int bound = impl_->http.bind_to_any_port(host);
-    if (bound <= 0) return Status::IoError("cannot listen on " + host + ":0");
-    return bound;
+  const std::string where = host + ":" + std::to_string(port);
+  beast::error_code ec;
+  tcp::resolver resolver(impl_->shared.io);
+  const auto found = resolver.resolve(host, std::to_string(port),
+                                      tcp::resolver::numeric_service | tcp::resolver::passive, ec);
+  if (ec || found.empty())
+    return Status::IoError("cannot listen on " + where + ": " + ec.message());
+  const tcp::endpoint endpoint = found.begin()->endpoint();
+  tcp::acceptor& acceptor = impl_->acceptor;
+  acceptor.open(endpoint.protocol(), ec);
+  if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor.bind(endpoint, ec);
+  // The system's largest backlog (SOMAXCONN): a burst of connects waits in
+  // the kernel instead of being dropped and retried a second later.
+  if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    acceptor.close(ec);
+    return Status::IoError("cannot listen on " + where +
+                           " (in use, or not an address of this machine): " + ec.message());
   }
-  if (!impl_->http.bind_to_port(host, port)) {
-    return Status::IoError("cannot listen on " + host + ":" + std::to_string(port) +
-                           " (in use, or not an address of this machine)");
-  }
-  return port;
+  return static_cast<int>(acceptor.local_endpoint().port());
 }
 
 void Server::Start() {
-  impl_->started = true;
-  impl_->thread = std::thread([this] { impl_->http.listen_after_bind(); });
-  // Stop() must not race the listener's start (stop() is a no-op before it).
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (!impl_->http.is_running() && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  Impl& impl = *impl_;
+  if (impl.started || !impl.acceptor.is_open()) return;
+  impl.started = true;
+  impl.shared.workers.emplace(impl.shared.options.workers);
+  impl.shared.keep_running.emplace(impl.shared.io.get_executor());
+  asio::post(impl.acceptor.get_executor(), [&impl] { impl.Accept(); });
+  for (std::size_t i = 0; i < impl.shared.options.io_threads; ++i) {
+    impl.io_threads.emplace_back([&impl] { impl.shared.io.run(); });
   }
 }
 
-void Server::Stop() {
-  if (!impl_->started) return;
-  impl_->started = false;
-  impl_->http.stop();  // closes the listening socket; the pool drains its work
-  if (impl_->thread.joinable()) impl_->thread.join();
+Server::StopReport Server::Stop() {
+  Impl& impl = *impl_;
+  StopReport report;
+  if (!impl.started || impl.stopped) return report;
+  impl.stopped = true;
+  Shared& shared = impl.shared;
+  shared.stopping = true;
+  asio::post(impl.acceptor.get_executor(), [&impl] {
+    beast::error_code ignored;
+    impl.acceptor.close(ignored);
+    impl.backoff.cancel();
+  });
+  // A connection registered after this snapshot sees `stopping` and closes.
+  for (const auto& connection : shared.Snapshot()) connection->OnStop();
+  const auto deadline = std::chrono::steady_clock::now() + shared.options.shutdown_grace;
+  {
+    std::unique_lock<std::mutex> lock(shared.mutex);
+    shared.changed.wait_until(lock, deadline, [&] { return shared.live.empty(); });
+    report.cut = shared.live.size();
+  }
+  if (report.cut > 0) {
+    shared.abandon = true;
+    for (const auto& connection : shared.Snapshot()) connection->ForceClose();
+    // What remains waits for an engine call to return (bounded work).
+    std::unique_lock<std::mutex> lock(shared.mutex);
+    shared.changed.wait(lock, [&] { return shared.live.empty(); });
+  }
+  shared.keep_running.reset();
+  shared.io.stop();
+  for (std::thread& t : impl.io_threads) t.join();
+  shared.workers->join();
+  return report;
 }
 
 }  // namespace engram::server::http

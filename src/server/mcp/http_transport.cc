@@ -1,12 +1,15 @@
 // The Streamable HTTP transport of /mcp (MCP 2025-06-18 "Transports", and
 // the 2026-07-28 revision's header rules): JSON replies only, no server
-// stream, no sessions.
+// stream, no sessions. The transport's "Servers MUST validate the Origin
+// header" is the HTTP front-end's (server/http/browser_policy.h), which
+// checks Host and Origin for /mcp as for every route.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "server/mcp/base64.h"
 #include "server/mcp/jsonrpc.h"
 #include "server/mcp/mcp_server.h"
 #include "server/mcp/protocol.h"
@@ -24,48 +27,6 @@ std::optional<std::string> Header(const HttpExchange& exchange, std::string_view
   return std::nullopt;
 }
 
-// RFC 4648 base64 (standard alphabet, padded) to bytes; nullopt when `text`
-// is not such an encoding.
-std::optional<std::string> DecodeBase64(std::string_view text) {
-  if (text.size() % 4 != 0) return std::nullopt;
-  std::string out;
-  out.reserve(text.size() / 4 * 3);
-  std::uint32_t bits = 0;
-  int count = 0;
-  std::size_t pad = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    int v;
-    if (c >= 'A' && c <= 'Z') {
-      v = c - 'A';
-    } else if (c >= 'a' && c <= 'z') {
-      v = c - 'a' + 26;
-    } else if (c >= '0' && c <= '9') {
-      v = c - '0' + 52;
-    } else if (c == '+') {
-      v = 62;
-    } else if (c == '/') {
-      v = 63;
-    } else if (c == '=' && i + 2 >= text.size()) {
-      ++pad;
-      v = 0;
-    } else {
-      return std::nullopt;
-    }
-    if (pad > 0 && c != '=') return std::nullopt;  // data after padding
-    bits = bits << 6 | static_cast<std::uint32_t>(v);
-    if (++count == 4) {
-      out += static_cast<char>(bits >> 16);
-      out += static_cast<char>(bits >> 8 & 0xFF);
-      out += static_cast<char>(bits & 0xFF);
-      bits = 0;
-      count = 0;
-    }
-  }
-  out.resize(out.size() - pad);
-  return out;
-}
-
 // A mirror header's value: `=?base64?<base64>?=` carries a name that is not
 // plain ASCII; anything else is the name itself.
 std::string HeaderValue(std::string_view value) {
@@ -81,32 +42,6 @@ std::string HeaderValue(std::string_view value) {
 
 HttpReply Reply(int status, const json& body) {
   return HttpReply{status, "application/json", {}, DumpJson(body)};
-}
-
-bool IsPort(std::string_view text) {
-  if (text.empty() || text.size() > 5) return false;
-  for (char c : text) {
-    if (c < '0' || c > '9') return false;
-  }
-  return true;
-}
-
-// The transport spec: "Servers MUST validate the Origin header on all
-// incoming connections to prevent DNS rebinding attacks". Only the loopback
-// hosts are accepted: a browser page served from anywhere else must not
-// reach a local memory store.
-bool IsLoopbackOrigin(std::string_view origin) {
-  for (std::string_view scheme : {"http://", "https://"}) {
-    if (origin.substr(0, scheme.size()) != scheme) continue;
-    std::string_view rest = origin.substr(scheme.size());
-    if (!rest.empty() && rest.back() == '/') rest.remove_suffix(1);
-    for (std::string_view host : {"localhost", "127.0.0.1", "[::1]"}) {
-      if (rest.substr(0, host.size()) != host) continue;
-      const std::string_view after = rest.substr(host.size());
-      if (after.empty() || (after[0] == ':' && IsPort(after.substr(1)))) return true;
-    }
-  }
-  return false;
 }
 
 // The HTTP status a single reply travels with: malformed messages and the
@@ -178,10 +113,6 @@ std::optional<json> CheckHeaders(const HttpExchange& exchange, const RpcEntry& e
 }  // namespace
 
 HttpReply HandleHttp(McpServer& server, const HttpExchange& exchange, const Principal& principal) {
-  if (auto origin = Header(exchange, "origin"); origin && !IsLoopbackOrigin(*origin)) {
-    return Reply(403, RpcError(nullptr, kInvalidRequest,
-                               "Forbidden: Origin " + *origin + " is not allowed"));
-  }
   if (exchange.method != "POST") {
     // No server-initiated stream (GET) and no sessions to end (DELETE).
     HttpReply reply =

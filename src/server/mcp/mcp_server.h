@@ -57,8 +57,9 @@ struct HttpReply {
   std::string body;
 };
 
-// The Streamable HTTP transport: checks Origin and MCP-Protocol-Version,
-// then hands the body to `server`.
+// The Streamable HTTP transport: checks the method and MCP-Protocol-Version
+// (and the 2026-07-28 mirror headers), then hands the body to `server`. The
+// caller has checked Host and Origin (server/http/browser_policy.h).
 HttpReply HandleHttp(McpServer& server, const HttpExchange& exchange, const Principal& principal);
 
 }  // namespace engram::server::mcp
