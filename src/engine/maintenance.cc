@@ -1,6 +1,7 @@
 #include "engine/maintenance.h"
 
 #include <algorithm>
+#include <mutex>
 #include <utility>
 
 #include "base/status.h"
@@ -18,6 +19,11 @@ std::int64_t NowNs() {
 }  // namespace
 
 Status CheckpointCollection(storage::Store& store, Collection& c) {
+  // One checkpoint at a time (the API's, the background's, the close's):
+  // two captures stored out of order would put an older image over a newer
+  // one, and both would be subtracted from the changes since the first.
+  static std::mutex one_at_a_time;
+  std::lock_guard<std::mutex> lock(one_at_a_time);
   std::optional<Capture> capture = c.Capture();
   if (!capture) return Status::Ok();
   const std::string& name = c.spec().name;
@@ -72,23 +78,33 @@ bool Maintenance::Pass() {
   });
   for (const std::shared_ptr<Collection>& c : all) {
     // Writes go first: link and checkpoint in the pause after them.
-    if (c->WriterActive(NowNs(), kWritePauseNs)) continue;
-    if (c->pending() > 0) {
-      linked |= c->LinkPending(kLinkChunk, options_.threads) > 0;
-      continue;  // checkpoint once the graph has caught up
-    }
+    const bool writing = c->WriterActive(NowNs(), kWritePauseNs);
+    const bool staged = c->pending() > 0;
+    auto link = [&] { linked |= c->LinkPending(kLinkChunk, options_.threads) > 0; };
     const std::uint64_t dirty = c->dirty();
     auto since = std::find_if(since_.begin(), since_.end(),
                               [&](const auto& entry) { return entry.first == c.get(); });
     if (dirty == 0) {
       if (since != since_.end()) since_.erase(since);
+      if (!writing && staged) link();
       continue;
     }
     if (since == since_.end()) since = since_.insert(since_.end(), {c.get(), now});
-    const bool by_records = dirty >= options_.checkpoint_records;
-    const bool by_time = options_.checkpoint_interval.count() > 0 &&
-                         now - since->second >= options_.checkpoint_interval;
-    if (!by_records && !by_time) continue;
+    const auto waited = now - since->second;
+    const auto interval = options_.checkpoint_interval;
+    const bool due =
+        dirty >= options_.checkpoint_records || (interval.count() > 0 && waited >= interval);
+    // A due checkpoint waits for a pause in the writes and for the graph to
+    // catch up, but not for ever: under writes that never pause, recovery
+    // would replay all of them. Once twice its trigger is reached it runs,
+    // staged vectors going into the image as staged; writers wait while the
+    // capture serialises.
+    const bool overdue = dirty / 2 >= options_.checkpoint_records ||
+                         (interval.count() > 0 && waited >= 2 * interval);
+    if (!due || (!overdue && (writing || staged))) {
+      if (!writing && staged) link();
+      continue;
+    }
     const Status stored = CheckpointCollection(*store_, *c);
     std::lock_guard<std::mutex> lock(mutex_);
     if (stored.ok()) {

@@ -8,7 +8,10 @@
 //   enough records changed or enough time passed since the first change
 //   after the last checkpoint, serialised under the shared lock (searches go
 //   on) and stored with no collection lock held, so that after a crash
-//   recovery replays only what was written since.
+//   recovery replays only what was written since. A due checkpoint waits
+//   for a pause in the writes, but once twice its trigger is reached it runs
+//   anyway (writers wait while it serialises), so a load that never pauses
+//   still leaves at most about twice the trigger to replay.
 #ifndef ENGRAM_ENGINE_MAINTENANCE_H_
 #define ENGRAM_ENGINE_MAINTENANCE_H_
 
@@ -36,7 +39,7 @@ struct MaintenanceOptions {
 };
 
 // Writes `c`'s index images to `store` if anything changed since the last
-// checkpoint. Durable on return.
+// checkpoint. Durable on return. Checkpoints run one at a time (callers wait).
 Status CheckpointCollection(storage::Store& store, Collection& c);
 
 class Maintenance {
