@@ -6,25 +6,28 @@
 //     metadata, 384-d vectors with --dim 384) ingested in batches, then
 //     checkpointed and closed; kept under --work and reused by later runs;
 //  2. a clean reopen (Engine::Open, the snapshots loaded);
-//  3. checkpoints under a write load: a writer thread upserts batches
-//     (--new-share new records, the rest replacing existing ones) while the
-//     main thread calls Engine::Checkpoint --checkpoints times; the
-//     checkpoint durations, and the writer's batch latencies during them
-//     against the rest (writers wait while the capture serialises under the
-//     shared lock and while the store writes the snapshots);
-//  4. kill -9: --kills times, a child process opens the store with the
-//     engine's background checkpoints (--checkpoint-records,
-//     --checkpoint-interval-ms) and writes the same load until SIGKILL at a
-//     random moment (uniform in [--kill-min, --kill-max] seconds of load);
-//     then Engine::Open: its seconds and the records it replayed, against
-//     the records the store holds that are newer than its snapshots (what was
-//     written since the last checkpoint).
+//  3. checkpoints under a write load, on a copy of the built store: a
+//     writer thread upserts batches (--new-share new records, default all,
+//     the rest replacing existing ones) while the main thread calls
+//     Engine::Checkpoint --checkpoints times; the checkpoint durations, and
+//     the writer's batch latencies during them against the rest (writers
+//     wait while the capture serialises under the shared lock and while the
+//     store writes the snapshots);
+//  4. kill -9, --kills times: a child process opens a fresh copy of the
+//     built store with the engine's background checkpoints
+//     (--checkpoint-records, --checkpoint-interval-ms) and writes the same
+//     load until SIGKILL at a random moment (uniform in [--kill-min,
+//     --kill-max] seconds of load); then Engine::Open: its seconds and the
+//     records it replayed, against the records the store holds that are
+//     newer than its snapshots (what was written since the last checkpoint).
 //
 // Markdown tables on stdout, progress on stderr.
 //   recovery_benchmark [--work DIR] [--records N] [--dim D] [--seed S]
 //       [--batch N] [--new-share F] [--checkpoints N] [--kills N]
 //       [--kill-min S] [--kill-max S] [--checkpoint-records N]
-//       [--checkpoint-interval-ms N] [--threads N]
+//       [--checkpoint-interval-ms N] [--threads N] [--keep-killed]
+//   recovery_benchmark --reopen STORE_DIR   (times Engine::Open alone and
+//       exits without closing, so the store stays as it was: for profiling)
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -35,8 +38,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -70,13 +75,15 @@ struct Options {
   std::size_t dim = 0;
   std::uint64_t seed = 42;
   std::size_t batch = 1000;
-  double new_share = 0.2;
+  double new_share = 1.0;
   int checkpoints = 5;
   int kills = 10;
   double kill_min = 5, kill_max = 60;
   std::uint64_t checkpoint_records = Engine::Options{}.checkpoint_records;
   std::uint64_t checkpoint_interval_ms = Engine::Options{}.checkpoint_interval_ms;
   std::size_t threads = 2;
+  bool keep_killed = false;  // copy each killed store to WORK/killed-K (for profiling)
+  std::string reopen;        // non-empty: only time Engine::Open of this store
 };
 
 double Since(Clock::time_point t) {
@@ -110,6 +117,27 @@ Status Upsert(Engine& e, const std::vector<std::string>& records) {
   return Status::Ok();
 }
 
+// With vectors: waits until the background has linked the staged vectors
+// into the graph, so that the checkpoint stores a graph. Staged vectors are
+// scanned exactly beside the graph, so a vector search's distance count
+// (explain) falls to a graph walk's once they are linked. Returns seconds.
+double WaitForGraph(Engine& e, std::size_t dim) {
+  const auto start = Clock::now();
+  SearchRequest q;
+  q.vector = std::vector<float>(dim, 0.1f);
+  q.mode = SearchMode::kVector;
+  q.explain = true;
+  for (;;) {
+    const SearchResponse r = Check(e.Search(kCollection, q), "search");
+    const std::size_t at = r.explain.find("\"distances\":");
+    const std::uint64_t distances =
+        at == std::string::npos ? 0 : std::strtoull(r.explain.c_str() + at + 12, nullptr, 10);
+    std::cerr << "linking: a search computes " << distances << " distances\n";
+    if (distances < 50000) return Since(start);
+    std::this_thread::sleep_for(std::chrono::seconds(10));
+  }
+}
+
 void Build(const Options& o, const Memories& m, const std::string& dir) {
   if (fs::exists(dir + "/built")) {
     std::cerr << "reusing the store in " << dir << "\n";
@@ -132,26 +160,41 @@ void Build(const Options& o, const Memories& m, const std::string& dir) {
     if ((i / kIngestBatch) % 20 == 0) std::cerr << "ingested " << i << "\n";
   }
   const double ingest = Since(start);
+  const double link = o.dim > 0 ? WaitForGraph(*e, o.dim) : 0;
   const auto checkpoint_start = Clock::now();
   Check(e->Checkpoint(kCollection), "checkpoint");
   const double checkpoint = Since(checkpoint_start);
   e.reset();
   std::cout << fmt::format(
-      "## Build\n\n{} records (dim {}) ingested in {:.1f} s ({} records/s, {:.1f} CPU s), "
-      "checkpoint {:.1f} s; store {:.0f} MiB; load {}\n\n",
+      "## Build\n\n{} records (dim {}) ingested in {:.1f} s ({} records/s), vectors linked "
+      "{:.1f} s later, checkpoint {:.1f} s ({:.1f} CPU s in all); store {:.0f} MiB; load {}\n\n",
       Thousands(static_cast<double>(o.records)), o.dim, ingest,
-      Thousands(static_cast<double>(o.records) / ingest), CpuSeconds() - cpu, checkpoint,
+      Thousands(static_cast<double>(o.records) / ingest), link, checkpoint, CpuSeconds() - cpu,
       static_cast<double>(DirBytes(dir)) / (1 << 20), LoadAvg());
   std::ofstream(dir + "/built") << o.records << "\n";
 }
 
 // The write load: batches of `o.batch` records, a share new (ids from
-// `next_new` up), the rest replacing random existing ones.
+// `next_new` up), the rest replacing random existing ones. The next batch is
+// made on another thread while the caller writes this one, so a writer
+// taking batches back to back never pauses (the worst case for checkpoints,
+// which wait for a pause until they are overdue).
 class Load {
  public:
   Load(const Options& o, const Memories& m, std::uint64_t next_new, std::uint64_t seed)
       : o_(o), m_(m), next_new_(next_new), rng_(seed), version_(seed % 1000000 + 1) {}
+  ~Load() {
+    if (next_.valid()) next_.wait();
+  }
   std::vector<std::string> Next() {
+    if (!next_.valid()) next_ = std::async(std::launch::async, [this] { return Make(); });
+    std::vector<std::string> batch = next_.get();
+    next_ = std::async(std::launch::async, [this] { return Make(); });
+    return batch;
+  }
+
+ private:
+  std::vector<std::string> Make() {
     std::vector<std::string> batch;
     std::bernoulli_distribution fresh(o_.new_share);
     for (std::size_t k = 0; k < o_.batch; ++k) {
@@ -162,13 +205,22 @@ class Load {
     return batch;
   }
 
- private:
   const Options& o_;
   const Memories& m_;
   std::uint64_t next_new_;
   std::mt19937_64 rng_;
   std::uint64_t version_;
+  std::future<std::vector<std::string>> next_;
 };
+
+// A copy of the built store in WORK/run, for a phase that writes: every
+// phase starts from the same --records.
+std::string Copy(const Options& o, const std::string& built) {
+  const std::string run = o.work + "/run";
+  fs::remove_all(run);
+  fs::copy(built, run, fs::copy_options::recursive);
+  return run;
+}
 
 double Percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
@@ -177,19 +229,25 @@ double Percentile(std::vector<double> v, double p) {
   return v[std::clamp<std::size_t>(rank, 1, v.size()) - 1];
 }
 
-void CleanReopen(const Options& o, const std::string& dir) {
+// Times Engine::Open of the store in `dir`; the engine closes without a
+// checkpoint when `keep` (the store stays as it was, for another look).
+void Reopen(const Options& o, const std::string& dir, const std::string& what, bool keep) {
   const double cpu = CpuSeconds();
   auto e = OpenStore(dir, o, false);
   const Engine::RecoveryReport& r = e->recovery();
   std::cout << fmt::format(
-      "## Clean reopen\n\n`Engine::Open` after a clean close: {:.2f} s ({:.2f} CPU s), {} records "
-      "read, {} replayed, {} indexes rebuilt; load {}\n\n",
-      r.seconds, CpuSeconds() - cpu, Thousands(static_cast<double>(r.records)), r.replayed,
+      "`Engine::Open` {}: {:.2f} s ({:.2f} CPU s), {} records read, {} replayed, {} indexes "
+      "rebuilt; load {}\n\n",
+      what, r.seconds, CpuSeconds() - cpu, Thousands(static_cast<double>(r.records)), r.replayed,
       r.rebuilt, LoadAvg());
+  if (keep) {
+    std::cout.flush();
+    _exit(0);  // no destructor: nothing is checkpointed
+  }
 }
 
-void CheckpointsUnderLoad(const Options& o, const Memories& m, const std::string& dir) {
-  auto e = OpenStore(dir, o, false);
+void CheckpointsUnderLoad(const Options& o, const Memories& m, const std::string& built) {
+  auto e = OpenStore(Copy(o, built), o, false);
   const std::uint64_t records = Check(e->DescribeCollection(kCollection), "describe").records;
   struct Batch {
     double start, end;  // seconds since t0
@@ -276,13 +334,13 @@ std::uint64_t SinceCheckpoint(const std::string& dir) {
   return n;
 }
 
-void Kills(const Options& o, const Memories& m, const std::string& dir) {
+void Kills(const Options& o, const Memories& m, const std::string& built) {
   std::mt19937_64 rng(o.seed * 7919);
   std::uniform_real_distribution<double> moment(o.kill_min, o.kill_max);
   std::cout << fmt::format(
       "## Reopen after kill -9\n\nA child process writes batches of {} ({:.0f} % new) with "
       "background checkpoints every {} records or {} ms until SIGKILL; then `Engine::Open`.\n\n"
-      "| kill | load s | child open s | records in store | since last checkpoint | replayed | "
+      "| kill | load s | child open s | records written | since last checkpoint | replayed | "
       "rebuilt | reopen s | reopen CPU s | load avg |\n"
       "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
       o.batch, o.new_share * 100, Thousands(static_cast<double>(o.checkpoint_records)),
@@ -290,6 +348,7 @@ void Kills(const Options& o, const Memories& m, const std::string& dir) {
   std::vector<double> reopen;
   for (int k = 0; k < o.kills; ++k) {
     const double after = moment(rng);
+    const std::string dir = Copy(o, built);
     int fds[2];
     if (pipe(fds) != 0) throw std::runtime_error("pipe");
     std::fflush(stdout);
@@ -312,6 +371,11 @@ void Kills(const Options& o, const Memories& m, const std::string& dir) {
     int status = 0;
     waitpid(pid, &status, 0);
     if (!WIFSIGNALED(status)) throw std::runtime_error("the writer stopped by itself");
+    if (o.keep_killed) {
+      const std::string copy = fmt::format("{}/killed-{}", o.work, k + 1);
+      fs::remove_all(copy);
+      fs::copy(dir, copy, fs::copy_options::recursive);
+    }
 
     const double cpu = CpuSeconds();
     auto e = OpenStore(dir, o, false);
@@ -320,11 +384,14 @@ void Kills(const Options& o, const Memories& m, const std::string& dir) {
     const std::uint64_t since = SinceCheckpoint(dir);
     reopen.push_back(r.seconds);
     std::cout << fmt::format("| {} | {:.1f} | {:.2f} | {} | {} | {} | {} | {:.2f} | {:.2f} | {} |\n",
-                             k + 1, after, child_open, Thousands(static_cast<double>(r.records)),
+                             k + 1, after, child_open,
+                             Thousands(static_cast<double>(r.records - o.records)),
                              Thousands(static_cast<double>(since)),
                              Thousands(static_cast<double>(r.replayed)), r.rebuilt, r.seconds,
                              cpu_used, LoadAvg());
     std::cout.flush();
+    e.reset();
+    fs::remove_all(dir);
   }
   std::cout << fmt::format("\nReopen seconds: median {:.2f}, max {:.2f}.\n\n",
                            Percentile(reopen, 0.5), Percentile(reopen, 1));
@@ -336,7 +403,8 @@ void Run(const Options& o) {
       fmt::format("{}/store-{}-{}-{}", o.work, o.records, o.dim, o.seed);
   fs::create_directories(o.work);
   Build(o, m, dir);
-  CleanReopen(o, dir);
+  std::cout << "## Clean reopen\n\n";
+  Reopen(o, dir, "after a clean close", false);
   if (o.checkpoints > 0) CheckpointsUnderLoad(o, m, dir);
   if (o.kills > 0) Kills(o, m, dir);
 }
@@ -362,10 +430,15 @@ int main(int argc, char** argv) {
       else if (args.Is("--checkpoint-records")) o.checkpoint_records = std::stoull(args.Value());
       else if (args.Is("--checkpoint-interval-ms")) o.checkpoint_interval_ms = std::stoull(args.Value());
       else if (args.Is("--threads")) o.threads = std::stoul(args.Value());
+      else if (args.Is("--keep-killed")) o.keep_killed = true;
+      else if (args.Is("--reopen")) o.reopen = args.Value();
       else args.Unknown("see the usage in bench/recovery/recovery_benchmark.cc");
     }
     if (o.records == 0 || o.batch == 0 || o.kill_max < o.kill_min) {
       throw std::runtime_error("--records and --batch must be positive, --kill-max >= --kill-min");
+    }
+    if (!o.reopen.empty()) {
+      Reopen(o, o.reopen, "of " + o.reopen, true);
     }
     Run(o);
   });

@@ -16,6 +16,14 @@
 namespace engram::storage::testing {
 namespace {
 
+// What a disk writes whole or not at all when the power goes: a 4 KiB
+// block (a page of the page cache). A kept write spanning several may be
+// torn between them; SQLite copes (a torn WAL frame fails its checksum, a
+// torn database page is written again from the WAL, which is reset only
+// after the database was synced). Bytes outside a write are never touched:
+// SQLite assumes that (powersafe overwrite), and so does this model.
+constexpr std::uint64_t kBlock = 4096;
+
 std::string Parent(const std::string& path) {
   return std::filesystem::path(path).parent_path().string();
 }
@@ -59,6 +67,26 @@ Status Unlink(const std::string& path) {
 }
 
 }  // namespace
+
+RevertStats& RevertStats::operator+=(const RevertStats& o) {
+  files += o.files;
+  changes_dropped += o.changes_dropped;
+  changes_kept += o.changes_kept;
+  changes_torn += o.changes_torn;
+  bytes_dropped += o.bytes_dropped;
+  entries_removed += o.entries_removed;
+  entries_restored += o.entries_restored;
+  shm_removed += o.shm_removed;
+  return *this;
+}
+
+std::string RevertStats::ToString() const {
+  return std::to_string(changes_dropped) + " unsynced changes dropped (" +
+         std::to_string(bytes_dropped) + " bytes), " + std::to_string(changes_kept) + " kept, " +
+         std::to_string(changes_torn) + " torn; " + std::to_string(entries_removed) +
+         " files never in their directory removed, " + std::to_string(entries_restored) +
+         " deleted files restored, " + std::to_string(shm_removed) + " -shm removed";
+}
 
 DurableFiles::File& DurableFiles::Track(const std::string& path, sqlite3_file* real) {
   auto it = files_.find(path);
@@ -162,18 +190,32 @@ Status DurableFiles::RevertContent(const std::string& path, const File& file,
     ok = WriteAll(fd, c->before, c->offset);
   }
   ok = ok && ::ftruncate(fd, static_cast<off_t>(file.durable_size)) == 0;
-  // Then redo, oldest first, the changes the disk happened to keep.
+  // Then redo, oldest first, what the disk happened to keep: truncations
+  // whole, writes block by block (a block is written whole or not at all).
   std::bernoulli_distribution keep(keep_probability);
   for (const Change& c : file.unsynced) {
     if (!ok) break;
-    if (!keep(rng)) {
-      ++stats->changes_dropped;
-      stats->bytes_dropped += c.after.size();
+    if (c.truncate) {
+      const bool kept = keep(rng);
+      ++(kept ? stats->changes_kept : stats->changes_dropped);
+      if (kept) ok = ::ftruncate(fd, static_cast<off_t>(c.offset)) == 0;
       continue;
     }
-    ++stats->changes_kept;
-    ok = c.truncate ? ::ftruncate(fd, static_cast<off_t>(c.offset)) == 0
-                    : WriteAll(fd, c.after, c.offset);
+    std::size_t kept = 0;
+    for (std::size_t begin = 0; ok && begin < c.after.size();) {
+      const std::uint64_t at = c.offset + begin;
+      const std::size_t n = std::min<std::size_t>(c.after.size() - begin, kBlock - at % kBlock);
+      if (keep(rng)) {
+        ok = WriteAll(fd, c.after.substr(begin, n), at);
+        kept += n;
+      } else {
+        stats->bytes_dropped += n;
+      }
+      begin += n;
+    }
+    ++(kept == c.after.size() ? stats->changes_kept
+       : kept == 0            ? stats->changes_dropped
+                              : stats->changes_torn);
   }
   Status status = ok ? Status::Ok() : PosixError("revert", path);
   ::close(fd);

@@ -24,10 +24,15 @@ struct RevertStats {
   std::uint64_t files = 0;             // files whose content went back to their last sync
   std::uint64_t changes_dropped = 0;   // unsynced writes and truncations undone
   std::uint64_t changes_kept = 0;      // unsynced ones that survived (keep_probability)
-  std::uint64_t bytes_dropped = 0;     // bytes of the dropped writes
+  std::uint64_t changes_torn = 0;      // unsynced writes kept in part (some 4 KiB blocks)
+  std::uint64_t bytes_dropped = 0;     // bytes of the dropped writes and blocks
   std::uint64_t entries_removed = 0;   // files created since their directory's last sync
   std::uint64_t entries_restored = 0;  // files deleted since their directory's last sync
   std::uint64_t shm_removed = 0;       // wal-index (-shm) files deleted
+
+  RevertStats& operator+=(const RevertStats& other);
+  // One line for a test's log.
+  std::string ToString() const;
 };
 
 // Thread-safe. `real` below is the open file the change goes through (the
@@ -56,9 +61,10 @@ class DurableFiles {
   int Delete(const std::string& path);
 
   // The power comes back: every file seen since Reset goes back to its
-  // durable content (each unsynced change kept instead with
-  // `keep_probability`, drawn in order from `seed`: the disk wrote some of
-  // what it was given, in any order), files whose entry is not durable are
+  // durable content (each unsynced truncation, and each 4 KiB block of each
+  // unsynced write, kept instead with `keep_probability`, drawn in order
+  // from `seed`: the disk wrote some of what it was given, in any order,
+  // tearing writes between blocks), files whose entry is not durable are
   // removed, deleted ones restored, wal-index files deleted. No file may be
   // open. Afterwards everything on disk is durable (Reset). IoError naming
   // the file when the disk refuses.

@@ -226,5 +226,32 @@ TEST(DurableFilesTest, DiskMayKeepAnySubsetOfUnsyncedWrites) {
   EXPECT_EQ(Contents(db), after.substr(0, 10) + "end");
 }
 
+TEST(DurableFilesTest, KeptWritesTearBetweenBlocks) {
+  Fixture f({.seed = 9, .power_loss = true, .keep_unsynced_probability = 0.5});
+  const std::string db = f.path("engram.db");
+  const std::string before(16 * 4096, 'o');
+  Put(db, before);
+  {
+    File file(db, SQLITE_OPEN_MAIN_DB);
+    ASSERT_EQ(file.Write(std::string(before.size() - 100, 'n'), 100), SQLITE_OK);  // 16 blocks
+  }
+  const RevertStats stats = Cycle();
+  EXPECT_EQ(stats.changes_torn, 1u);
+  const std::string after = Contents(db);
+  ASSERT_EQ(after.size(), before.size());
+  EXPECT_EQ(after.substr(0, 100), before.substr(0, 100)) << "outside the write";
+  int kept = 0;
+  for (std::size_t block = 0; block < 16; ++block) {
+    const std::string part =
+        after.substr(block * 4096 + (block == 0 ? 100 : 0), block == 0 ? 4096 - 100 : 4096);
+    const bool old = part == std::string(part.size(), 'o');
+    const bool fresh = part == std::string(part.size(), 'n');
+    EXPECT_TRUE(old || fresh) << "block " << block << " is torn inside";
+    kept += fresh;
+  }
+  EXPECT_GT(kept, 0);
+  EXPECT_LT(kept, 16);
+}
+
 }  // namespace
 }  // namespace engram::storage::testing

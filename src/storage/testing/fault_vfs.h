@@ -45,9 +45,10 @@ struct FaultPlan {
   // together from Arm; 0: never): that operation does not happen, and every
   // later one fails, as does creating a file (the machine is off; reads go on).
   std::uint64_t power_cut_at = 0;
-  // The chance that the disk kept each unsynced write or truncation anyway
-  // (drawn from `seed` in PowerCycle): 0 models LazyFS, which drops every
-  // one; between 0 and 1, ALICE's disk, which kept any subset of them.
+  // The chance that the disk kept each unsynced truncation, and each 4 KiB
+  // block of each unsynced write, anyway (drawn from `seed` in PowerCycle):
+  // 0 models LazyFS, which drops every one; between 0 and 1, ALICE's disk,
+  // which kept any subset of them, tearing writes between blocks.
   double keep_unsynced_probability = 0;
 };
 
