@@ -174,6 +174,7 @@ class Collection {
   // Records changed since the last stored capture, and whether a writer is
   // waiting or wrote within `pause_ns` (background work then waits).
   std::uint64_t dirty() const { return dirty_.load(); }
+  std::size_t size() const { return Read().size(); }
   bool WriterActive(std::int64_t now_ns, std::int64_t pause_ns) const;
 
  private:

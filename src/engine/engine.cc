@@ -120,16 +120,16 @@ Status Engine::CreateCollection(const CollectionSpec& spec) {
 }
 
 Status Engine::DropCollection(std::string_view name) {
+  ASSIGN_OR_RETURN(const std::shared_ptr<Collection> c, impl_->Find(name));
+  // The writer lock orders the drop after every write in progress (without
+  // holding up the other collections meanwhile); a write waiting for it
+  // then finds the collection dropped (NotFound).
+  ASSIGN_OR_RETURN(Collection::Writer writer, c->Write());
   std::lock_guard<std::mutex> lock(impl_->collections_mutex);
   auto it = impl_->collections.find(name);
-  if (it == impl_->collections.end()) {
+  if (it == impl_->collections.end() || it->second != c) {
     return Status::NotFound("no collection named '" + std::string(name) + "'");
   }
-  // The writer lock orders the drop after every write in progress; a write
-  // waiting for it then finds the collection dropped (NotFound). `c` keeps
-  // the collection alive until the writer lets go of it.
-  const std::shared_ptr<Collection> c = it->second;
-  ASSIGN_OR_RETURN(Collection::Writer writer, c->Write());
   RETURN_IF_ERROR(impl_->store->DropCollection(name));
   writer.Drop();
   impl_->collections.erase(it);

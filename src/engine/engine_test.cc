@@ -621,9 +621,8 @@ TEST_F(EngineTest, CheckpointsRunInTheBackground) {
   }
 }
 
-// A load that never pauses still gets checkpointed: a due checkpoint waits
-// for a pause, but not past twice its trigger, or a crash would replay the
-// whole load.
+// A load that never pauses still gets checkpointed (checkpoints are due
+// while writes go on), or a crash would replay the whole load.
 TEST_F(EngineTest, CheckpointsRunUnderWritesThatNeverPause) {
   Engine::Options options;
   options.checkpoint_records = 50;

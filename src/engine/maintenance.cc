@@ -10,7 +10,9 @@ namespace engram::engine {
 namespace {
 
 constexpr std::size_t kLinkChunk = 256;             // records linked per hold of the exclusive lock
+constexpr std::size_t kBacklog = 20000;             // staged records linked even while writes go on
 constexpr std::int64_t kWritePauseNs = 50'000'000;  // 50 ms without a write: link
+constexpr std::chrono::seconds kRetryAfterFailure{5};
 
 std::int64_t NowNs() {
   return std::chrono::steady_clock::now().time_since_epoch().count();
@@ -67,6 +69,27 @@ std::uint64_t Maintenance::checkpoint_failures() const {
   return failures_;
 }
 
+// A checkpoint is due by records changed (at least a tenth of the
+// collection, so that a bulk load does not serialise the whole index every
+// few seconds) or by time since the first change after the last one. It is
+// due even while writes go on: else a steady write load would leave
+// recovery unbounded.
+bool Maintenance::CheckpointDue(const Collection& c, std::chrono::steady_clock::time_point now) {
+  auto since = std::find_if(since_.begin(), since_.end(),
+                            [&](const auto& entry) { return entry.first == &c; });
+  const std::uint64_t dirty = c.dirty();
+  if (dirty == 0) {
+    if (since != since_.end()) since_.erase(since);
+    return false;
+  }
+  if (since == since_.end()) since = since_.insert(since_.end(), {&c, now});
+  const std::uint64_t threshold =
+      std::max<std::uint64_t>(options_.checkpoint_records, c.size() / 10);
+  if (dirty >= threshold) return true;
+  return options_.checkpoint_interval.count() > 0 &&
+         now - since->second >= options_.checkpoint_interval;
+}
+
 bool Maintenance::Pass() {
   bool linked = false;
   const auto now = std::chrono::steady_clock::now();
@@ -77,43 +100,24 @@ bool Maintenance::Pass() {
                         [&](const auto& c) { return c.get() == entry.first; });
   });
   for (const std::shared_ptr<Collection>& c : all) {
-    // Writes go first: link and checkpoint in the pause after them.
-    const bool writing = c->WriterActive(NowNs(), kWritePauseNs);
-    const bool staged = c->pending() > 0;
-    auto link = [&] { linked |= c->LinkPending(kLinkChunk, options_.threads) > 0; };
-    const std::uint64_t dirty = c->dirty();
-    auto since = std::find_if(since_.begin(), since_.end(),
-                              [&](const auto& entry) { return entry.first == c.get(); });
-    if (dirty == 0) {
-      if (since != since_.end()) since_.erase(since);
-      if (!writing && staged) link();
+    // After a failure (a full disk, say) checkpoints wait a while.
+    if (now - failed_at_ >= kRetryAfterFailure && CheckpointDue(*c, now)) {
+      const Status stored = CheckpointCollection(*store_, *c);
+      // The clock restarts at the next change.
+      std::erase_if(since_, [&](const auto& entry) { return entry.first == c.get(); });
+      if (!stored.ok()) failed_at_ = now;
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++(stored.ok() ? checkpoints_ : failures_);
       continue;
     }
-    if (since == since_.end()) since = since_.insert(since_.end(), {c.get(), now});
-    const auto waited = now - since->second;
-    const auto interval = options_.checkpoint_interval;
-    const bool due =
-        dirty >= options_.checkpoint_records || (interval.count() > 0 && waited >= interval);
-    // A due checkpoint waits for a pause in the writes and for the graph to
-    // catch up, but not for ever: under writes that never pause, recovery
-    // would replay all of them. Once twice its trigger is reached it runs,
-    // staged vectors going into the image as staged; writers wait while the
-    // capture serialises.
-    const bool overdue = dirty / 2 >= options_.checkpoint_records ||
-                         (interval.count() > 0 && waited >= 2 * interval);
-    if (!due || (!overdue && (writing || staged))) {
-      if (!writing && staged) link();
-      continue;
-    }
-    const Status stored = CheckpointCollection(*store_, *c);
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (stored.ok()) {
-      ++checkpoints_;
-      since_.erase(since);
-    } else {
-      ++failures_;  // tried again on the next trigger
-      since->second = now;
-    }
+    // Linking gives way to writes: it runs in the pause after them, so a
+    // bulk load is linked in one go at its end. Under a write load without
+    // pauses it links a chunk whenever a backlog has built up: writers then
+    // wait for one chunk, and the exactly-scanned backlog stays bounded.
+    const std::size_t pending = c->pending();
+    if (pending == 0) continue;
+    if (c->WriterActive(NowNs(), kWritePauseNs) && pending < kBacklog) continue;
+    linked |= c->LinkPending(kLinkChunk, options_.threads) > 0;
   }
   return linked;
 }

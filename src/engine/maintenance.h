@@ -5,13 +5,11 @@
 //   acknowledged once durable and searchable; staged vectors are scanned
 //   exactly until linked);
 // - checkpoints: a collection's index images are written to the store when
-//   enough records changed or enough time passed since the first change
-//   after the last checkpoint, serialised under the shared lock (searches go
-//   on) and stored with no collection lock held, so that after a crash
-//   recovery replays only what was written since. A due checkpoint waits
-//   for a pause in the writes, but once twice its trigger is reached it runs
-//   anyway (writers wait while it serialises), so a load that never pauses
-//   still leaves at most about twice the trigger to replay.
+//   enough records changed (checkpoint_records, or a tenth of the collection
+//   if more) or enough time passed since the first change after the last
+//   checkpoint, also while writes go on, serialised under the shared lock
+//   (searches go on, a writer waits) and stored with no collection lock
+//   held, so that after a crash recovery replays only what was written since.
 #ifndef ENGRAM_ENGINE_MAINTENANCE_H_
 #define ENGRAM_ENGINE_MAINTENANCE_H_
 
@@ -61,6 +59,7 @@ class Maintenance {
   void Run();
   // One pass over the collections; true when it linked something.
   bool Pass();
+  bool CheckpointDue(const Collection& c, std::chrono::steady_clock::time_point now);
 
   storage::Store* store_;
   Collections collections_;
@@ -69,8 +68,10 @@ class Maintenance {
   std::condition_variable wake_;
   bool stop_ = false;
   std::uint64_t checkpoints_ = 0, failures_ = 0;
-  // When each collection (by address) first had unstored changes.
+  // When each collection (by address) first had unstored changes; the entry
+  // goes once a checkpoint stored them (dirty back to 0).
   std::vector<std::pair<const Collection*, std::chrono::steady_clock::time_point>> since_;
+  std::chrono::steady_clock::time_point failed_at_{};  // the last failed checkpoint
   std::thread thread_;
 };
 
