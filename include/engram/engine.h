@@ -30,6 +30,28 @@ struct TextFieldSpec {
   double weight = 1.0;
 };
 
+// How hybrid search fuses its text and vector lists (docs/search.md
+// "Fusion"): `rrf` (Reciprocal Rank Fusion, sum of 1/(rrf_k + rank)),
+// `weighted_rrf` (each list's term times its weight), `convex` (alpha x the
+// vector similarity + (1 - alpha) x BM25, each normalised over its
+// retriever's candidates by `min_max` or `z_score`).
+struct FusionSpec {
+  std::string method = "rrf";                 // rrf | weighted_rrf | convex
+  std::size_t rrf_k = 60;                     // rrf, weighted_rrf: 0..1000000
+  double text_weight = 1, vector_weight = 1;  // weighted_rrf: >= 0, not both 0
+  double alpha = 0.5;                         // convex: in [0, 1]
+  std::string normalization = "min_max";      // convex: min_max | z_score
+  bool operator==(const FusionSpec&) const = default;
+};
+
+// The text form `METHOD[:NAME=VALUE,...]`: `rrf`, `rrf:k=40`,
+// `weighted_rrf:text=1,vector=2,k=60`, `convex:alpha=0.7,normalization=z_score`.
+// InvalidArgument naming the part ("fusion: alpha: must be within [0, 1], got
+// 2"). Unnamed parameters keep their defaults.
+StatusOr<FusionSpec> ParseFusion(std::string_view text);
+// The canonical text form: the method and the parameters it uses.
+std::string FusionText(const FusionSpec& spec);
+
 // What a collection is (SEARCH.md §1): at least one of text and vectors.
 struct CollectionSpec {
   std::string name;  // 1-64 of [A-Za-z0-9_.-], not starting with '.'
@@ -95,6 +117,7 @@ struct SearchRequest {
   FilterMode filter_mode = FilterMode::kAuto;
   std::optional<double> threshold;        // a distance cut-off in the metric's terms
   std::optional<double> score_threshold;  // a floor on relevance, in [0, 1]
+  std::optional<FusionSpec> fusion;       // hybrid; default: the collection's
   std::string anchor;                     // YYYY-MM-DD for temporal hints; empty: today
   bool explain = false;
   bool impact = false;
@@ -102,7 +125,7 @@ struct SearchRequest {
 
 struct SearchHit {
   std::string id;
-  double score = 0;      // text: BM25; vector: similarity; hybrid: the RRF sum
+  double score = 0;      // text: BM25; vector: similarity; hybrid: the fused score
   double relevance = 0;  // in [0, 1] (SEARCH.md §5)
   std::optional<double> bm25;
   std::optional<double> distance;

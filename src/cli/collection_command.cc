@@ -118,6 +118,9 @@ void AddEngineCommands(CLI::App* app, EngineOptions* o, std::string* run) {
       ->check(CLI::NonNegativeNumber);
   search->add_option("--score-threshold", o->score_threshold, "a relevance floor in [0, 1]")
       ->check(CLI::Range(0.0, 1.0));
+  search->add_option("--fusion", o->fusion,
+                     "hybrid fusion: rrf[:k=60] | weighted_rrf:text=W,vector=W[,k=60] | "
+                     "convex:alpha=A[,normalization=min_max|z_score]");
   search->add_option("--anchor", o->anchor, "the date of temporal hints, YYYY-MM-DD");
   search->add_flag("--explain", o->explain, "show the plan, counts and timings");
   search->add_flag("--impact", o->impact, "show the filter's impact");

@@ -41,6 +41,7 @@ struct EngineOptions {
   std::string filter_mode = "auto";
   std::optional<double> threshold;
   std::optional<double> score_threshold;
+  std::string fusion;  // METHOD[:NAME=VALUE,...]
   std::string anchor;
   bool explain = false;
   bool impact = false;

@@ -313,6 +313,7 @@ void Normalize(const std::vector<NormalizerStep>& steps, Text* text) {
         if (!text->empty()) text->insert(0, s.content);
         break;
     }
+    if (text->size() > kMaxNormalizedChars) text->resize(kMaxNormalizedChars);
   }
 }
 

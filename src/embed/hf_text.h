@@ -44,7 +44,13 @@ struct NormalizerStep {
   Text pattern, content;           // kReplace (pattern), kReplace* and kPrepend (content)
 };
 
-// Applies the steps in order, as tokenizers' normalizers do.
+// A bound on the text normalizers can grow (Replace can lengthen it at every
+// step): past it the text is cut, so a hostile configuration costs bounded
+// work. Real tokenizers grow a text by a few characters at most.
+inline constexpr std::size_t kMaxNormalizedChars = std::size_t{1} << 20;
+
+// Applies the steps in order, as tokenizers' normalizers do (up to
+// kMaxNormalizedChars).
 void Normalize(const std::vector<NormalizerStep>& steps, Text* text);
 
 struct PreTokenizerStep {

@@ -19,6 +19,9 @@ namespace engram::embed {
 namespace {
 
 constexpr std::size_t kMaxTokens = std::size_t{1} << 24;
+// Bounds on the pipeline's length (real tokenizers have a few steps; a
+// model2vec normalizer Sequence about 40).
+constexpr std::size_t kMaxSteps = 256;
 
 struct AddedToken {
   std::string content;
@@ -218,6 +221,9 @@ Status ParseNormalizer(const Reader& r, const json::Value& v, const std::string&
                          "BertNormalizer, Lowercase, StripAccents, NFD, NFKD, NFC, NFKC, Strip, "
                          "Replace, Prepend, Sequence");
   }
+  if (steps->size() >= kMaxSteps) {
+    return Bad(r.origin(), where, "more than " + std::to_string(kMaxSteps) + " normalizers");
+  }
   steps->push_back(std::move(s));
   return Status::Ok();
 }
@@ -266,6 +272,9 @@ Status ParsePreTokenizer(const Reader& r, const json::Value& v, const std::strin
     ASSIGN_OR_RETURN(s.split, r.Bool(v, where, "split", true));
   } else {
     return r.Unsupported(where, type, "BertPreTokenizer, WhitespaceSplit, Metaspace, Sequence");
+  }
+  if (steps->size() >= kMaxSteps) {
+    return Bad(r.origin(), where, "more than " + std::to_string(kMaxSteps) + " pre-tokenizers");
   }
   steps->push_back(s);
   return Status::Ok();

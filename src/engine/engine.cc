@@ -380,7 +380,14 @@ StatusOr<SearchResponse> Engine::Impl::Run(const Collection& c,
   if (!result.value().filter_impact.is_null()) {
     response.filter_impact = json::Dump(result.value().filter_impact);
   }
-  if (!result.value().explain.is_null()) response.explain = json::Dump(result.value().explain);
+  json::Value& explain = result.value().explain;
+  if (!explain.is_null()) {
+    if (explain["fusion"].is_object()) {  // name each fused hit by its id
+      for (json::Value& e : explain["fusion"]["hits"])
+        e["id"] = c.id_of(e["doc"].get<std::uint32_t>());
+    }
+    response.explain = json::Dump(explain);
+  }
   return response;
 }
 
@@ -478,6 +485,14 @@ StatusOr<SearchResponse> Engine::Search(std::string_view collection,
                                                              : search::FilterMode::kAuto;
   r.threshold = request.threshold;
   r.score_threshold = request.score_threshold;
+  if (request.fusion) {
+    StatusOr<search::Fusion> fusion = ToInternal(*request.fusion);
+    if (!fusion.ok()) {
+      rejected.rejected = Diagnostic{400, "request.invalid", "fusion", fusion.status().message()};
+      return rejected;
+    }
+    r.fusion = *fusion;
+  }
   r.explain = request.explain;
   r.impact = request.impact;
   return impl_->Run(*c, r);
