@@ -154,12 +154,38 @@ class Engine {
  public:
   struct Options {
     std::size_t threads = 2;  // vector index building
+    // Who opens the store ("engram serve"), as a second opener is told.
+    std::string holder = "engram";
+    // Background checkpoints: a collection's index images are written once
+    // this many of its records changed, or this many milliseconds after its
+    // first change since the last checkpoint (0: only by records). Recovery
+    // after a crash replays what was written since.
+    std::uint64_t checkpoint_records = 50000;
+    std::uint64_t checkpoint_interval_ms = 30000;
+    // The SQLite VFS to open the store with (fault-injection tests); empty:
+    // SQLite's default.
+    std::string sqlite_vfs;
+  };
+
+  // What opening the store took, for logs, metrics and the crash tests.
+  struct RecoveryReport {
+    std::size_t collections = 0;
+    std::size_t records = 0;     // records read from the store
+    std::size_t replayed = 0;    // records indexed again (written after the last checkpoint)
+    std::size_t rebuilt = 0;     // indexes rebuilt from the records (no usable snapshot)
+    std::size_t renumbered = 0;  // collections whose record numbers were renumbered
+    double seconds = 0;          // the whole Open
   };
 
   // Opens the store in `dir` (created when missing) and loads every
   // collection: index snapshots are loaded when their checksums hold and
   // then brought up to date from the records; an unreadable snapshot is
   // rebuilt from the records. IoError/Corruption when the store cannot be read.
+  // One engine owns a store: Open takes an exclusive lock on DIR/LOCK, held
+  // until the engine is destroyed (or the process dies). FailedPrecondition,
+  // with nothing written, when another process or another Engine in this
+  // process has the store; the message names the holder and, when it
+  // advertised one, the URL that reaches it.
   static StatusOr<std::unique_ptr<Engine>> Open(const std::string& dir, const Options& options);
   static StatusOr<std::unique_ptr<Engine>> Open(const std::string& dir) {
     return Open(dir, Options{});
@@ -203,8 +229,16 @@ class Engine {
   StatusOr<std::optional<std::string>> Get(std::string_view collection, std::string_view id,
                                            const std::optional<Scope>& scope = std::nullopt) const;
 
-  // Writes the collection's index snapshots, so that the next Open loads
-  // them instead of rebuilding. Records are durable without it.
+  const RecoveryReport& recovery() const;
+
+  // Tells later openers of the store where this engine serves it (a server's
+  // URL), so that their refusal says how to reach it. IoError when the lock
+  // file cannot be written.
+  Status Advertise(std::string_view url);
+
+  // Writes the collection's index snapshots now, so that the next Open
+  // loads them instead of replaying records. Records are durable without it;
+  // the engine also checkpoints in the background (Options) and on close.
   Status Checkpoint(std::string_view collection);
 
   // NotFound for an unknown collection; PermissionDenied when `scope` is set

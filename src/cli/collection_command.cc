@@ -6,6 +6,7 @@
 
 #include "cli/engine_commands.h"
 #include "cli/output.h"
+#include "cli/store_option.h"
 #include "engram/engine.h"
 
 namespace engram::cli {
@@ -65,7 +66,7 @@ int ReportStatus(const Status& status, std::ostream& err) {
 
 void AddEngineCommands(CLI::App* app, EngineOptions* o, std::string* run) {
   auto db = [o](CLI::App* cmd) {
-    cmd->add_option("--db", o->db, "the store directory (created if missing)")->required();
+    AddDbOption(cmd, &o->db, "the store directory (created if missing)");
   };
   auto collection = [o](CLI::App* cmd) {
     cmd->add_option("--collection", o->collection, "the collection")->required();
@@ -147,7 +148,7 @@ int RunCollectionCreate(const EngineOptions& o, std::ostream& out, std::ostream&
   CollectionSpec spec{o.collection, *schema, {}, 0, "cosine", o.language, o.time_field};
   if (!ParseTextFields(o.text, &spec.text, err)) return 2;
   if (!o.vectors.empty() && !ParseVectors(o.vectors, &spec, err)) return 2;
-  StatusOr<std::unique_ptr<Engine>> engine = Engine::Open(o.db);
+  StatusOr<std::unique_ptr<Engine>> engine = OpenStore(o.db, "engram collection create");
   if (!engine.ok()) return ReportStatus(engine.status(), err);
   if (Status s = (*engine)->CreateCollection(spec); !s.ok()) return ReportStatus(s, err);
   out << "created collection '" << spec.name << "' in " << o.db << '\n';
@@ -155,7 +156,7 @@ int RunCollectionCreate(const EngineOptions& o, std::ostream& out, std::ostream&
 }
 
 int RunCollectionList(const EngineOptions& o, std::ostream& out, std::ostream& err) {
-  StatusOr<std::unique_ptr<Engine>> engine = Engine::Open(o.db);
+  StatusOr<std::unique_ptr<Engine>> engine = OpenStore(o.db, "engram collection list");
   if (!engine.ok()) return ReportStatus(engine.status(), err);
   const std::vector<CollectionInfo> collections = (*engine)->ListCollections();
   Json list = Json::array();

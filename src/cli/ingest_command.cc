@@ -13,6 +13,7 @@
 
 #include "cli/engine_commands.h"
 #include "cli/output.h"
+#include "cli/store_option.h"
 #include "engram/engine.h"
 
 namespace engram::cli {
@@ -39,7 +40,7 @@ int RunIngest(const EngineOptions& o, std::ostream& out, std::ostream& err) {
   file.seekg(0, std::ios::end);
   const auto total_bytes = static_cast<double>(file.tellg());
   file.seekg(0);
-  StatusOr<std::unique_ptr<Engine>> opened = Engine::Open(o.db);
+  StatusOr<std::unique_ptr<Engine>> opened = OpenStore(o.db, "engram ingest");
   if (!opened.ok()) return ReportStatus(opened.status(), err);
   Engine& engine = **opened;
   if (StatusOr<CollectionInfo> info = engine.DescribeCollection(o.collection); !info.ok()) {

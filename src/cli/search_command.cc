@@ -6,6 +6,7 @@
 
 #include "cli/engine_commands.h"
 #include "cli/output.h"
+#include "cli/store_option.h"
 #include "engram/engine.h"
 
 namespace engram::cli {
@@ -122,7 +123,7 @@ int RunSearch(const EngineOptions& o, std::istream&, std::ostream& out, std::ost
   request.explain = o.explain;
   request.impact = o.impact;
 
-  StatusOr<std::unique_ptr<Engine>> engine = Engine::Open(o.db);
+  StatusOr<std::unique_ptr<Engine>> engine = OpenStore(o.db, "engram search");
   if (!engine.ok()) return ReportStatus(engine.status(), err);
   StatusOr<CollectionInfo> info = (*engine)->DescribeCollection(o.collection);
   if (!info.ok()) return ReportStatus(info.status(), err);
@@ -158,7 +159,7 @@ int RunDelete(const EngineOptions& o, std::istream&, std::ostream& out, std::ost
   }
   std::optional<FilterDialect> dialect;
   if (!ParseDialect(o, &dialect, err)) return 2;
-  StatusOr<std::unique_ptr<Engine>> engine = Engine::Open(o.db);
+  StatusOr<std::unique_ptr<Engine>> engine = OpenStore(o.db, "engram delete");
   if (!engine.ok()) return ReportStatus(engine.status(), err);
   StatusOr<WriteResult> r = o.ids.empty() ? (*engine)->DeleteWhere(o.collection, *dialect, o.filter)
                                           : (*engine)->Delete(o.collection, o.ids);

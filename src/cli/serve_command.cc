@@ -3,12 +3,13 @@
 #include <string>
 
 #include "cli/server_commands.h"
+#include "cli/store_option.h"
 
 namespace engram::cli {
 
 void AddServeCommand(CLI::App* app, server::http::ServeOptions* options, std::string* run) {
   CLI::App* cmd = app->add_subcommand("serve", "serve the HTTP API and /mcp over a store");
-  cmd->add_option("--db", options->db, "the store directory")->required();
+  AddDbOption(cmd, &options->db, "the store directory (created if missing)");
   cmd->add_option("--listen", options->listen, "HOST:PORT to listen on (port 0: any free port)")
       ->capture_default_str();
   cmd->add_option("--keys", options->keys,

@@ -13,7 +13,10 @@
 namespace engram::cli {
 
 struct McpCommandOptions {
-  std::string db;
+  std::string db;       // own this store, or
+  std::string connect;  // forward to the server at this URL
+  std::string key_env;  // the variable holding the server's API key
+  int timeout_seconds = 60;
 };
 
 void AddServeCommand(CLI::App* app, server::http::ServeOptions* options, std::string* run);

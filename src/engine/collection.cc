@@ -1,5 +1,7 @@
 #include "engine/collection.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <utility>
@@ -184,10 +186,69 @@ std::optional<std::uint32_t> Collection::Find(std::string_view id) const {
   return it->second;
 }
 
+StatusOr<Collection::Writer> Collection::Write() {
+  writers_waiting_.fetch_add(1);
+  Writer writer(*this);
+  if (dropped_) {
+    return Status::NotFound("collection '" + spec_.name + "' was dropped");
+  }
+  return writer;
+}
+
+Collection::Writer::~Writer() {
+  if (!lock_.owns_lock()) return;  // moved from
+  for (const std::uint32_t doc : assigned_) c_->free_.add(doc);
+  c_->last_write_ns_.store(std::chrono::steady_clock::now().time_since_epoch().count());
+  c_->writers_waiting_.fetch_sub(1);
+}
+
+std::uint32_t Collection::TakeFree() {
+  if (!free_.isEmpty()) {
+    const std::uint32_t doc = free_.minimum();
+    free_.remove(doc);
+    return doc;
+  }
+  return next_doc_++;
+}
+
+std::uint32_t Collection::Writer::Assign(std::string_view id) {
+  if (const std::optional<std::uint32_t> doc = c_->Find(id)) return *doc;
+  const std::uint32_t doc = c_->TakeFree();
+  assigned_.push_back(doc);
+  return doc;
+}
+
+Status Collection::Writer::Apply(std::uint64_t seq, const std::vector<std::uint32_t>& docs,
+                                 std::vector<PreparedRecord> records, std::size_t threads,
+                                 const std::function<void(std::size_t)>& progress) {
+  std::unique_lock<std::shared_mutex> lock(c_->mutex_);
+  assigned_.clear();  // the store has them now: they are in use
+  c_->applied_seq_ = seq;
+  c_->dirty_.fetch_add(docs.size());
+  return c_->Put(docs, std::move(records), threads, /*stage=*/true, progress);
+}
+
+void Collection::Writer::Remove(std::uint64_t seq, const std::vector<std::uint32_t>& docs) {
+  std::unique_lock<std::shared_mutex> lock(c_->mutex_);
+  for (const std::uint32_t doc : docs) c_->RemoveOne(doc);
+  c_->applied_seq_ = seq;
+  c_->dirty_.fetch_add(docs.size());
+}
+
+Status Collection::Load(std::uint64_t seq, const std::vector<std::uint32_t>& docs,
+                        std::vector<PreparedRecord> records, std::size_t threads) {
+  applied_seq_ = std::max(applied_seq_, seq);
+  for (const PreparedRecord& r : records) {
+    dirty_.fetch_add((r.index_text && text_) || (r.index_vector && vectors_) ? 1 : 0);
+  }
+  // Vectors are staged: opening costs reading, and the background links them.
+  return Put(docs, std::move(records), threads, /*stage=*/true, {});
+}
+
 Status Collection::Put(const std::vector<std::uint32_t>& docs, std::vector<PreparedRecord> records,
                        std::size_t threads, bool stage,
                        const std::function<void(std::size_t)>& progress) {
-  std::vector<std::uint32_t> vector_ids;
+  std::vector<std::uint32_t> vector_docs;
   std::vector<float> vector_rows;
   for (std::size_t i = 0; i < records.size(); ++i) {
     PreparedRecord& r = records[i];
@@ -196,7 +257,11 @@ Status Collection::Put(const std::vector<std::uint32_t>& docs, std::vector<Prepa
       ids_.resize(doc + 1);
       bodies_.resize(doc + 1);
     }
-    next_doc_ = std::max(next_doc_, doc + 1);
+    if (doc >= next_doc_) {
+      free_.addRange(next_doc_, doc);  // the numbers skipped are free
+      next_doc_ = doc + 1;
+    }
+    free_.remove(doc);
     docs_[r.id] = doc;
     ids_[doc] = std::move(r.id);
     bodies_[doc] = std::move(r.body);
@@ -206,28 +271,56 @@ Status Collection::Put(const std::vector<std::uint32_t>& docs, std::vector<Prepa
       text_->Put(doc, texts);
     }
     if (vectors_ && r.index_vector) {
-      vector_ids.push_back(doc);
+      vector_docs.push_back(doc);
       vector_rows.insert(vector_rows.end(), r.vector.begin(), r.vector.end());
     }
     if (progress && (i + 1) % 1024 == 0) progress(i + 1);
   }
-  if (!vector_ids.empty()) {
-    RETURN_IF_ERROR(stage ? vectors_->Stage(vector_ids, vector_rows, threads)
-                          : vectors_->PutBatch(vector_ids, vector_rows, threads));
+  if (!vector_docs.empty()) {
+    RETURN_IF_ERROR(stage ? vectors_->Stage(vector_docs, vector_rows, threads)
+                          : vectors_->PutBatch(vector_docs, vector_rows, threads));
   }
   if (progress) progress(records.size());
   return Status::Ok();
 }
 
-void Collection::Remove(std::uint32_t doc) {
+void Collection::RemoveOne(std::uint32_t doc) {
   if (doc >= ids_.size() || ids_[doc].empty()) return;
   docs_.erase(ids_[doc]);
   ids_[doc].clear();
+  ids_[doc].shrink_to_fit();
   bodies_[doc].clear();
   bodies_[doc].shrink_to_fit();
   metadata_.Remove(doc);
   if (text_) text_->Remove(doc);
   if (vectors_) vectors_->Remove(doc);
+  free_.add(doc);
+}
+
+std::size_t Collection::LinkPending(std::size_t max, std::size_t threads) {
+  std::unique_lock<std::shared_mutex> lock(mutex_);
+  if (!vectors_ || vectors_->pending() == 0) return 0;
+  return vectors_->LinkPending(max, threads);
+}
+
+std::size_t Collection::pending() const {
+  std::shared_lock<std::shared_mutex> lock(mutex_);
+  return vectors_ ? vectors_->pending() : 0;
+}
+
+bool Collection::WriterActive(std::int64_t now_ns, std::int64_t pause_ns) const {
+  return writers_waiting_.load() > 0 || now_ns - last_write_ns_.load() < pause_ns;
+}
+
+std::optional<Capture> Collection::Capture() const {
+  std::shared_lock<std::shared_mutex> lock(mutex_);
+  engine::Capture capture;
+  capture.changes = dirty_.load();
+  if (capture.changes == 0) return std::nullopt;
+  capture.seq = applied_seq_;
+  if (text_) capture.text = text_->Serialize();
+  if (vectors_) capture.vectors = vectors_->Serialize();
+  return capture;
 }
 
 search::CollectionView Collection::View() const {

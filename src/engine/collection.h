@@ -1,8 +1,21 @@
 // Collection: one collection's configuration and in-memory state inside the
 // engine: the metadata index, the optional text and vector indexes, the map
-// between record ids and the record numbers the indexes use, and each
-// record's stored body. engine.cc keeps it in step with the store; this file
-// knows nothing of storage.
+// between a record's `id` (the user's) and its `doc` (the record number the
+// indexes use), and each record's stored body. This file knows nothing of
+// storage: the engine writes the store first and then applies the batch here.
+//
+// Locking rules, enforced by the types below:
+// - Readers take a Reader, which holds the shared lock while it lives:
+//   searches, gets and listings see the collection between two batches.
+// - One writer at a time: a Writer holds the write mutex from choosing a
+//   batch's record numbers until the batch is applied. The store is written
+//   while only the write mutex is held (readers go on); the indexes change
+//   under the exclusive lock, taken inside Writer::Apply and Writer::Remove.
+// - Background work goes through LinkPending (exclusive lock, in chunks,
+//   giving way to writers) and Capture (shared lock: readers go on).
+// - A dropped collection refuses new Writers (NotFound), so a write that
+//   resolved the name before the drop never lands in a later collection of
+//   the same name (a Collection object is one incarnation of its name).
 #ifndef ENGRAM_ENGINE_COLLECTION_H_
 #define ENGRAM_ENGINE_COLLECTION_H_
 
@@ -19,6 +32,7 @@
 #include <vector>
 
 #include "base/json.h"
+#include "base/roaring.h"
 #include "engram/diagnostic.h"
 #include "engram/engine.h"
 #include "engram/status.h"
@@ -42,7 +56,7 @@ struct PreparedRecord {
   std::vector<Value> slots;        // by schema slot
   std::vector<std::string> texts;  // by text field, "" when absent
   std::vector<float> vector;       // dim values, or empty
-  // Which indexes Put feeds (recovery skips those whose snapshot has it).
+  // Which indexes Apply feeds (recovery skips those whose snapshot has it).
   bool index_text = true;
   bool index_vector = true;
 };
@@ -53,80 +67,145 @@ StatusOr<CollectionSpec> SpecFromJson(std::string_view config);
 // InvalidArgument naming the bad part of `spec`.
 Status ValidateSpec(const CollectionSpec& spec);
 
+// The index images of a checkpoint, with the sequence they reflect.
+struct Capture {
+  std::uint64_t seq = 0;  // every batch of the collection up to it is in the images
+  std::optional<std::string> text;
+  std::optional<std::string> vectors;
+  std::uint64_t changes = 0;  // records changed since the previous stored capture
+};
+
 class Collection {
  public:
   explicit Collection(CollectionSpec spec);
 
+  // The configuration never changes: no lock needed.
   const CollectionSpec& spec() const { return spec_; }
   const Schema& schema() const { return *spec_.schema.get(); }
   bool has_text() const { return text_.has_value(); }
   bool has_vectors() const { return vectors_.has_value(); }
+  // The slot of the datetime field temporal hints and listings use.
+  std::optional<std::uint32_t> time_slot() const { return time_slot_; }
+  // Whether a loaded index matches this collection's configuration.
+  bool Matches(const text::TextIndex& index) const;
+  bool Matches(const vector::VectorIndex& index) const;
 
   // Compiles a filter against this collection's schema.
   Checked<filter::CompiledFilter> CompileFilter(FilterDialect dialect, std::string_view text) const;
-
   // Checks one record's JSON text; the Diagnostic names the field.
   Checked<PreparedRecord> Prepare(std::string_view json_text) const;
   // The same for a body read back from the store (vector given apart).
   StatusOr<PreparedRecord> Reload(std::string_view body, std::string_view vector_bytes) const;
 
-  // The record number of `id`, or nullopt.
-  std::optional<std::uint32_t> Find(std::string_view id) const;
-  // The record number to give a new id. Numbers are not reused, so that a
-  // snapshot never holds a different record under a live number unless the
-  // record was written after it (and is then put again on load).
-  std::uint32_t NextDoc() { return next_doc_++; }
+  // A consistent view for reading; holds the shared lock while it lives.
+  class Reader {
+   public:
+    explicit Reader(const Collection& c) : c_(&c), lock_(c.mutex_) {}
+    std::optional<std::uint32_t> Find(std::string_view id) const { return c_->Find(id); }
+    const std::string& id_of(std::uint32_t doc) const { return c_->ids_[doc]; }
+    const std::string& body_of(std::uint32_t doc) const { return c_->bodies_[doc]; }
+    std::size_t size() const { return c_->metadata_.size(); }
+    const index::MetadataIndex& metadata() const { return c_->metadata_; }
+    search::CollectionView View() const { return c_->View(); }
 
-  // In-memory application of durable writes (exclusive lock held). Vectors
-  // are linked on `threads` threads, or with `stage` only stored and left
-  // for LinkPending (searched exactly until then); `progress` gets the
-  // records done.
-  Status Put(const std::vector<std::uint32_t>& docs, std::vector<PreparedRecord> records,
-             std::size_t threads, bool stage = false,
-             const std::function<void(std::size_t)>& progress = {});
-  void Remove(std::uint32_t doc);
+   private:
+    const Collection* c_;
+    std::shared_lock<std::shared_mutex> lock_;
+  };
+  Reader Read() const { return Reader(*this); }
 
-  std::size_t size() const { return metadata_.size(); }
-  const std::string& id_of(std::uint32_t doc) const { return ids_[doc]; }
-  const std::string& body_of(std::uint32_t doc) const { return bodies_[doc]; }
-  search::CollectionView View() const;
-  const index::MetadataIndex& metadata() const { return metadata_; }
-  // The slot of the datetime field temporal hints and listings use.
-  std::optional<std::uint32_t> time_slot() const { return time_slot_; }
+  // The one writer. Reads through a Writer see the collection as no other
+  // writer can change it.
+  class Writer {
+   public:
+    Writer(Writer&&) = default;
+    ~Writer();  // record numbers assigned but not applied go back to the free list
 
-  // Index snapshots ("text", "vector") and their loading.
-  std::optional<text::TextIndex>& text_index() { return text_; }
-  std::optional<vector::VectorIndex>& vector_index() { return vectors_; }
-  // Whether a loaded index matches this collection's configuration.
-  bool Matches(const text::TextIndex& index) const;
-  bool Matches(const vector::VectorIndex& index) const;
+    std::optional<std::uint32_t> Find(std::string_view id) const { return c_->Find(id); }
+    const std::string& id_of(std::uint32_t doc) const { return c_->ids_[doc]; }
+    const index::MetadataIndex& metadata() const { return c_->metadata_; }
+    const Collection& collection() const { return *c_; }
 
-  // Readers (searches) share it; writers hold it exclusively.
-  std::shared_mutex& mutex() const { return mutex_; }
-  std::mutex& write_mutex() const { return write_mutex_; }  // one writer at a time
-  std::uint64_t dirty = 0;  // records changed since the last snapshot
-  // Writers waiting for the exclusive lock, and when the last write ended
-  // (steady clock, ns): the background linker gives way to writers and waits
-  // for a pause in the writes, so that linking never holds up an
-  // acknowledged write and a bulk load is linked in one go at its end.
-  std::atomic<int> writers_waiting{0};
-  std::atomic<std::int64_t> last_write_ns{0};
+    // The record number for `id`: its record's, or for a new id the lowest
+    // free one (removed records' numbers are reused, so the indexes stay as
+    // small as the live set), else the next unused one. Two new ids of one
+    // Writer never get the same number.
+    std::uint32_t Assign(std::string_view id);
+    // After the store applied a batch at `seq`: indexes `records` under the
+    // exclusive lock (vectors staged for LinkPending: searched exactly until
+    // linked). `progress` gets the records done.
+    Status Apply(std::uint64_t seq, const std::vector<std::uint32_t>& docs,
+                 std::vector<PreparedRecord> records, std::size_t threads,
+                 const std::function<void(std::size_t)>& progress = {});
+    // After the store removed them at `seq`: drops the records `docs` from
+    // every index and frees their numbers.
+    void Remove(std::uint64_t seq, const std::vector<std::uint32_t>& docs);
+    // Marks the collection dropped: later Writers are refused.
+    void Drop() { c_->dropped_ = true; }
+
+   private:
+    friend class Collection;
+    explicit Writer(Collection& c) : c_(&c), lock_(c.write_mutex_) {}
+    Collection* c_;
+    std::unique_lock<std::mutex> lock_;
+    std::vector<std::uint32_t> assigned_;  // new numbers, until Apply takes them
+  };
+  // NotFound once the collection was dropped.
+  StatusOr<Writer> Write();
+
+  // Loading, before the collection is visible to any other thread (no locks):
+  // installs snapshot indexes, indexes stored records as of the store's
+  // sequence `seq` (`docs` as stored, checked by the caller; vectors staged),
+  // removes records a snapshot has that the store does not.
+  std::optional<text::TextIndex>& text_index_for_load() { return text_; }
+  std::optional<vector::VectorIndex>& vector_index_for_load() { return vectors_; }
+  Status Load(std::uint64_t seq, const std::vector<std::uint32_t>& docs,
+              std::vector<PreparedRecord> records, std::size_t threads);
+  const roaring::Roaring& live_for_load() const { return metadata_.live(); }
+
+  // Background work. LinkPending links up to `max` staged vectors under the
+  // exclusive lock; returns how many. Capture serialises the indexes under
+  // the shared lock (searches go on; a writer waits for it), or nullopt when
+  // nothing changed since the last capture marked stored (MarkStored).
+  std::size_t LinkPending(std::size_t max, std::size_t threads);
+  std::size_t pending() const;
+  std::optional<engine::Capture> Capture() const;
+  void MarkStored(const engine::Capture& capture) { dirty_.fetch_sub(capture.changes); }
+  // Records changed since the last stored capture, and whether a writer is
+  // waiting or wrote within `pause_ns` (background work then waits).
+  std::uint64_t dirty() const { return dirty_.load(); }
+  std::size_t size() const { return Read().size(); }
+  bool WriterActive(std::int64_t now_ns, std::int64_t pause_ns) const;
 
  private:
   text::TextIndexOptions TextOptions() const;
   vector::VectorIndexOptions VectorOptions() const;
+  std::optional<std::uint32_t> Find(std::string_view id) const;
+  search::CollectionView View() const;
+  // Indexes `records` at `docs` (the exclusive lock held or not needed).
+  Status Put(const std::vector<std::uint32_t>& docs, std::vector<PreparedRecord> records,
+             std::size_t threads, bool stage, const std::function<void(std::size_t)>& progress);
+  void RemoveOne(std::uint32_t doc);
+  std::uint32_t TakeFree();
 
   CollectionSpec spec_;
   index::MetadataIndex metadata_;
   std::optional<text::TextIndex> text_;
   std::optional<vector::VectorIndex> vectors_;
   std::optional<std::uint32_t> time_slot_;
-  std::unordered_map<std::string, std::uint32_t> docs_;  // id -> record number
-  std::vector<std::string> ids_;                         // record number -> id
-  std::vector<std::string> bodies_;                      // record number -> body
-  std::uint32_t next_doc_ = 0;
-  mutable std::shared_mutex mutex_;
-  mutable std::mutex write_mutex_;
+  std::unordered_map<std::string, std::uint32_t> docs_;  // id -> doc
+  std::vector<std::string> ids_;                         // doc -> id ("" when free)
+  std::vector<std::string> bodies_;                      // doc -> body
+  roaring::Roaring free_;                                // numbers below next_doc_ not in use
+  std::uint32_t next_doc_ = 0;                           // no number at or above it is in use
+  std::uint64_t applied_seq_ = 0;                        // the sequence of the last batch applied
+  bool dropped_ = false;                                 // under write_mutex_
+
+  mutable std::shared_mutex mutex_;  // readers share it; index changes hold it exclusively
+  mutable std::mutex write_mutex_;   // one writer at a time
+  std::atomic<std::uint64_t> dirty_{0};
+  std::atomic<int> writers_waiting_{0};
+  std::atomic<std::int64_t> last_write_ns_{0};
 };
 
 }  // namespace engram::engine

@@ -1,23 +1,24 @@
-// Engine::Impl: the store, the open collections and the named retrieve
-// configurations, shared by engine.cc (collections, writes), recovery.cc
-// (open) and retrieve.cc (retrieve configurations).
+// Engine::Impl: the store with its lock, the open collections, their
+// background maintenance and the named retrieve configurations, shared by
+// engine.cc (open, collections), writes.cc, reads.cc, recovery.cc (loading
+// a collection) and retrieve.cc (retrieve configurations).
 #ifndef ENGRAM_ENGINE_ENGINE_IMPL_H_
 #define ENGRAM_ENGINE_ENGINE_IMPL_H_
 
-#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <thread>
 
 #include "base/status.h"
 #include "engine/collection.h"
+#include "engine/maintenance.h"
 #include "engram/engine.h"
 #include "filter/compiler.h"
 #include "search/search.h"
 #include "storage/store.h"
+#include "storage/store_lock.h"
 
 namespace engram {
 
@@ -28,23 +29,17 @@ struct RetrieveState {
 };
 
 struct Engine::Impl {
+  // Declared before the store: the lock is released after the store closes.
+  std::unique_ptr<storage::StoreLock> store_lock;
   std::unique_ptr<storage::Store> store;
   Options options;
 
   mutable std::mutex collections_mutex;  // guards the map, not the collections
   std::map<std::string, std::shared_ptr<engine::Collection>, std::less<>> collections;
 
-  // The background linker: links staged vectors into each collection's
-  // graph in small chunks under the collection's exclusive lock (giving way
-  // to waiting writers), so that a
-  // write is acknowledged once durable and searchable (staged vectors are
-  // scanned exactly) without waiting for the graph work.
-  std::thread linker;
-  std::mutex linker_mutex;
-  std::condition_variable linker_wake;
-  bool linker_stop = false;
-  void RunLinker();
-  void StopLinker();
+  // Linking and checkpoints in the background (maintenance.h); declared
+  // after the collections it reads, so that it stops before they go.
+  std::unique_ptr<engine::Maintenance> maintenance;
 
   mutable std::mutex retrieve_mutex;
   std::map<std::string, std::shared_ptr<const RetrieveState>, std::less<>> retrieves;
@@ -60,8 +55,9 @@ struct Engine::Impl {
   // The open collection `name`, or NotFound.
   StatusOr<std::shared_ptr<engine::Collection>> Find(std::string_view name) const;
 
-  // Loads one collection from the store (recovery.cc).
-  StatusOr<std::shared_ptr<engine::Collection>> Load(const storage::CollectionRow& row) const;
+  RecoveryReport recovery;
+  // Loads one collection from the store (recovery.cc), adding to `recovery`.
+  StatusOr<std::shared_ptr<engine::Collection>> Load(const storage::CollectionRow& row);
 
   // Runs `request` (its query and filter already parsed) on `collection`
   // under its shared lock, mapping hits to ids and records.
@@ -73,9 +69,9 @@ struct Engine::Impl {
   SearchResponse List(const engine::Collection& collection, const filter::CompiledFilter* filter,
                       std::size_t k) const;
 
-  // Removes the records numbered `docs` durably, then from memory (writer
-  // mutex held by the caller).
-  StatusOr<WriteResult> RemoveDocs(engine::Collection& collection,
+  // Removes the records `docs` durably, then from memory (the caller holds
+  // `writer`).
+  StatusOr<WriteResult> RemoveDocs(engine::Collection::Writer& writer,
                                    const std::vector<std::uint32_t>& docs);
 };
 

@@ -5,8 +5,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <filesystem>
+#include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -14,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "storage/store.h"
+#include "storage/store_lock.h"
 
 namespace engram {
 namespace {
@@ -103,6 +107,33 @@ class EngineTest : public ::testing::Test {
       out.push_back(ids);
     }
     return out;
+  }
+
+  // The record numbers the store holds for "lore", by id (the engine closed).
+  std::map<std::string, std::uint32_t> StoredDocs() {
+    std::map<std::string, std::uint32_t> docs;
+    StatusOr<std::unique_ptr<storage::Store>> store = storage::OpenSqliteStore(dir_.string());
+    EXPECT_TRUE(store.ok());
+    if (!store.ok()) return docs;
+    EXPECT_TRUE((*store)
+                    ->ScanRecords("lore", UINT64_MAX,
+                                  [&](const storage::RecordRow& r) {
+                                    docs[std::string(r.id)] = r.doc;
+                                    return Status::Ok();
+                                  })
+                    .ok());
+    return docs;
+  }
+
+  // Every record id, through a listing (no query, no vector).
+  static std::set<std::string> ListedIds(const Engine& e) {
+    SearchRequest r;
+    r.k = 10000;
+    StatusOr<SearchResponse> s = e.Search("lore", r);
+    std::set<std::string> ids;
+    if (!s.ok()) return ids;
+    for (const SearchHit& h : s->hits) ids.insert(h.id);
+    return ids;
   }
 
   fs::path dir_;
@@ -457,6 +488,181 @@ TEST_F(EngineTest, ConcurrentSearchesDuringWrites) {
   for (std::thread& t : readers) t.join();
   EXPECT_EQ(errors.load(), 0);
   EXPECT_EQ(e->DescribeCollection("lore")->records, 12u * 20 - 3 * 20);
+}
+
+TEST_F(EngineTest, ASecondOpenOfTheStoreIsRefused) {
+  auto e = Open();
+  StatusOr<std::unique_ptr<Engine>> second = Engine::Open(dir_.string());
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(second.status().message(),
+            "store " + dir_.string() + " is already open in this process (engram)");
+  e.reset();
+  EXPECT_TRUE(Engine::Open(dir_.string()).ok());
+}
+
+// Removed records' numbers are reused, lowest first, so a store/forget
+// workload keeps every index as small as its live set.
+TEST_F(EngineTest, RemovedRecordsNumbersAreReused) {
+  std::mt19937 rng(11);
+  {
+    auto e = Open();
+    ASSERT_TRUE(e->CreateCollection(Spec()).ok());
+    for (int round = 0; round < 10; ++round) {
+      std::vector<std::string> records;
+      for (int i = 0; i < 50; ++i) records.push_back(Record(round * 50 + i, rng));
+      ASSERT_TRUE(Ingest(*e, records).ok());
+      if (round == 0) continue;
+      std::vector<std::string> gone;
+      for (int i = 0; i < 50; ++i) gone.push_back("r" + std::to_string((round - 1) * 50 + i));
+      ASSERT_TRUE(e->Delete("lore", gone).ok());
+    }
+    EXPECT_EQ(e->DescribeCollection("lore")->records, 50u);
+    EXPECT_EQ(ListedIds(*e).size(), 50u);
+  }
+  const std::map<std::string, std::uint32_t> docs = StoredDocs();
+  ASSERT_EQ(docs.size(), 50u);
+  for (const auto& [id, doc] : docs) EXPECT_LT(doc, 100u) << id;
+  // After a reopen the free numbers are known again.
+  {
+    auto e = Open();
+    std::vector<std::string> records;
+    for (int i = 0; i < 50; ++i) records.push_back(Record(1000 + i, rng));
+    ASSERT_TRUE(Ingest(*e, records).ok());
+    EXPECT_EQ(Probe(*e).size(), 4u);  // searches over reused numbers work
+    EXPECT_EQ(ListedIds(*e).size(), 100u);
+  }
+  for (const auto& [id, doc] : StoredDocs()) EXPECT_LT(doc, 100u) << id;
+}
+
+// A store whose record numbers are crafted (0xFFFFFFFF wraps a size; a large
+// number asks for gigabytes) opens with the same answers: the numbers are
+// checked, and renumbered in the store, before anything is sized by them.
+TEST_F(EngineTest, CraftedRecordNumbersAreRenumberedNotTrusted) {
+  std::mt19937 rng(13);
+  std::vector<std::string> records;
+  for (int i = 0; i < 120; ++i) records.push_back(Record(i, rng));
+  std::vector<std::string> expected;
+  {
+    auto e = Open();
+    ASSERT_TRUE(e->CreateCollection(Spec()).ok());
+    ASSERT_TRUE(Ingest(*e, records).ok());
+    expected = Probe(*e);
+  }
+  for (const std::uint32_t crafted : {0xFFFFFFFFu, 0x7FFFFFF0u, 0x00100000u}) {
+    SCOPED_TRACE(crafted);
+    {
+      StatusOr<std::unique_ptr<storage::Store>> store = storage::OpenSqliteStore(dir_.string());
+      ASSERT_TRUE(store.ok());
+      StatusOr<std::optional<storage::Store::Found>> found = (*store)->GetRecord("lore", "r7");
+      ASSERT_TRUE(found.ok() && found->has_value());
+      storage::WriteBatch batch;
+      batch.removes.push_back("r7");
+      batch.puts.push_back({"r7", crafted, (*found)->body, (*found)->vector});
+      ASSERT_TRUE((*store)->Apply("lore", batch).ok());
+    }
+    {
+      auto e = Open();
+      ASSERT_NE(e, nullptr);
+      EXPECT_EQ(Probe(*e), expected);
+      EXPECT_EQ(ListedIds(*e).size(), 120u);
+      EXPECT_TRUE(e->Get("lore", "r7").value().has_value());
+    }
+    for (const auto& [id, doc] : StoredDocs()) EXPECT_LT(doc, 120u) << id;
+  }
+}
+
+// Checkpoints happen in the background, by records written and by time, so
+// that a crash replays only what came after the last one.
+TEST_F(EngineTest, CheckpointsRunInTheBackground) {
+  auto snapshot_seq = [&](const char* name) -> std::uint64_t {
+    StatusOr<std::unique_ptr<storage::Store>> store = storage::OpenSqliteStore(dir_.string());
+    if (!store.ok()) return 0;
+    StatusOr<std::optional<storage::Snapshot>> snap = (*store)->GetSnapshot("lore", name);
+    return snap.ok() && snap->has_value() ? (*snap)->seq : 0;
+  };
+  auto wait_for = [&](const char* name, std::uint64_t above) {
+    for (int i = 0; i < 400 && snapshot_seq(name) <= above; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return snapshot_seq(name);
+  };
+  std::mt19937 rng(17);
+  Engine::Options by_records;
+  by_records.checkpoint_records = 100;
+  by_records.checkpoint_interval_ms = 0;
+  {
+    StatusOr<std::unique_ptr<Engine>> e = Engine::Open(dir_.string(), by_records);
+    ASSERT_TRUE(e.ok());
+    ASSERT_TRUE((*e)->CreateCollection(Spec()).ok());
+    std::vector<std::string> few;
+    for (int i = 0; i < 40; ++i) few.push_back(Record(i, rng));
+    ASSERT_TRUE(Ingest(**e, few).ok());
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    EXPECT_EQ(snapshot_seq("text"), 0u) << "40 records are below the threshold";
+    std::vector<std::string> more;
+    for (int i = 40; i < 140; ++i) more.push_back(Record(i, rng));
+    ASSERT_TRUE(Ingest(**e, more).ok());
+    EXPECT_GT(wait_for("text", 0), 0u);
+    EXPECT_GT(wait_for("vector", 0), 0u);
+  }
+  const std::uint64_t closed = snapshot_seq("text");
+  Engine::Options by_time;
+  by_time.checkpoint_records = 1000000;
+  by_time.checkpoint_interval_ms = 200;
+  {
+    StatusOr<std::unique_ptr<Engine>> e = Engine::Open(dir_.string(), by_time);
+    ASSERT_TRUE(e.ok());
+    std::vector<std::string> one = {Record(500, rng)};
+    ASSERT_TRUE(Ingest(**e, one).ok());
+    EXPECT_GT(wait_for("text", closed), closed);
+    EXPECT_GT(wait_for("vector", closed), closed);
+    EXPECT_TRUE((*e)->Get("lore", "r500").value().has_value());
+  }
+}
+
+// A write that resolved a collection before it was dropped fails (NotFound)
+// and never lands in a later collection of the same name: what every
+// incarnation holds in memory is what the store holds, and a reopen agrees.
+TEST_F(EngineTest, ConcurrentDropsNeverTakeAnotherIncarnationsWrites) {
+  auto e = Open();
+  ASSERT_TRUE(e->CreateCollection(Spec()).ok());
+  std::atomic<bool> stop{false};
+  std::atomic<int> unexpected{0}, written{0};
+  std::vector<std::thread> writers;
+  for (int t = 0; t < 2; ++t) {
+    writers.emplace_back([&, t] {
+      std::mt19937 local(static_cast<unsigned>(100 + t));
+      for (int n = 0; !stop.load(); ++n) {
+        std::vector<std::string> batch;
+        for (int i = 0; i < 5; ++i) batch.push_back(Record(t * 1000000 + n * 5 + i, local));
+        std::vector<std::string_view> views(batch.begin(), batch.end());
+        StatusOr<WriteResult> r = e->Upsert("lore", views);
+        if (r.ok() && !r->rejected) {
+          ++written;
+        } else if (!r.ok() && r.status().code() != StatusCode::kNotFound) {
+          ++unexpected;
+        }
+      }
+    });
+  }
+  for (int round = 0; round < 20; ++round) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ASSERT_TRUE(e->DropCollection("lore").ok());
+    ASSERT_TRUE(e->CreateCollection(Spec()).ok());
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  stop = true;
+  for (std::thread& t : writers) t.join();
+  EXPECT_EQ(unexpected.load(), 0);
+  EXPECT_GT(written.load(), 0);
+  const std::set<std::string> in_memory = ListedIds(*e);
+  e.reset();
+  std::set<std::string> stored;
+  for (const auto& [id, doc] : StoredDocs()) stored.insert(id);
+  EXPECT_EQ(in_memory, stored);
+  auto reopened = Open();
+  EXPECT_EQ(ListedIds(*reopened), stored);
 }
 
 }  // namespace

@@ -29,10 +29,16 @@ answer=$(bash -c "$curl_line")
 echo "$answer" | head -c 600; echo
 echo "$answer" | grep -q '"hits"' || { echo "FAIL: no hits array"; exit 1; }
 echo "$answer" | grep -q '"lore-' || { echo "FAIL: no lore record in the answer"; exit 1; }
-grep -q "mcp --db" "$tmp/out" || { echo "FAIL: no MCP attach instructions"; exit 1; }
+grep -q "mcp --connect http://127.0.0.1:$port" "$tmp/out" || { echo "FAIL: no MCP attach instructions"; exit 1; }
+# The store has one owner: a second scripts/serve on it stops at once, naming the first.
+second=0
+ENGRAM_DB=$tmp/store ENGRAM_LISTEN=127.0.0.1:$((port + 1)) "$root/scripts/serve" >"$tmp/second" 2>&1 || second=$?
+[[ $second -eq 3 ]] || { cat "$tmp/second"; echo "FAIL: a second serve on the store exited $second, not 3"; exit 1; }
+grep -q "is in use by engram serve (pid $pid); use engram mcp --connect http://127.0.0.1:$port" "$tmp/second" ||
+  { cat "$tmp/second"; echo "FAIL: the second serve did not name the first"; exit 1; }
 kill -TERM "$pid"
 code=0
 wait "$pid" || code=$?
 pid=""
 [[ $code -eq 0 ]] || { cat "$tmp/out"; echo "FAIL: exit code $code after SIGTERM"; exit 1; }
-echo "PASS: scripts/serve loads lore, its curl search answers, SIGTERM exits 0"
+echo "PASS: scripts/serve loads lore, its curl search answers, a second one is refused, SIGTERM exits 0"

@@ -65,15 +65,20 @@ int Serve(const ServeOptions& options, std::ostream& log) {
   pthread_sigmask(SIG_BLOCK, &signals, &previous);
 
   log << "engram serve: opening the store " << options.db << std::endl;
-  StatusOr<std::unique_ptr<Engine>> engine = Engine::Open(options.db);
+  Engine::Options engine_options;
+  engine_options.holder = "engram serve";
+  StatusOr<std::unique_ptr<Engine>> engine = Engine::Open(options.db, engine_options);
   if (!engine.ok()) {
     log << "engram serve: " << engine.status().message() << std::endl;
     pthread_sigmask(SIG_SETMASK, &previous, nullptr);
     return 3;
   }
   const std::vector<CollectionInfo> collections = (*engine)->ListCollections();
+  const Engine::RecoveryReport& recovery = (*engine)->recovery();
   log << "store " << options.db << ": " << collections.size()
-      << (collections.size() == 1 ? " collection" : " collections") << std::endl;
+      << (collections.size() == 1 ? " collection" : " collections") << ", opened in "
+      << recovery.seconds << " s (" << recovery.records << " records read, " << recovery.replayed
+      << " indexed again since the last checkpoint)" << std::endl;
   for (const CollectionInfo& c : collections) {
     log << "  collection " << c.spec.name << ": " << c.records << " records" << std::endl;
   }
@@ -98,13 +103,18 @@ int Serve(const ServeOptions& options, std::ostream& log) {
       const std::string url_host = host.find(':') != std::string::npos ? "[" + host + "]" : host;
       const std::string url = "http://" + url_host + ":" + std::to_string(*bound);
       log << "listening on " << url << std::endl;
+      // Later openers of the store are told to reach it through this server.
+      if (Status advertised = (*engine)->Advertise(url); !advertised.ok()) {
+        log << "engram serve: " << advertised.message() << std::endl;
+      }
       const std::string auth = keys.enabled() ? " -H 'Authorization: Bearer KEY'" : "";
       log << "try: curl -s" << auth << " -X POST " << url
           << "/v1/collections/NAME/search -H 'Content-Type: application/json' -d "
              "'{\"query\":\"dragon\",\"k\":3}'"
           << std::endl;
-      log << "MCP: point a Streamable HTTP client at " << url << "/mcp, or run `engram mcp --db "
-          << options.db << "` on stdio" << std::endl;
+      log << "MCP: point a Streamable HTTP client at " << url
+          << "/mcp, or give a stdio client the command `engram mcp --connect " << url << "`"
+          << std::endl;
       log << "API description: " << url << "/openapi.json" << std::endl;
 
       int signal = 0;

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "server/mcp/base64.h"
 #include "server/mcp/jsonrpc.h"
 #include "server/mcp/mcp_server.h"
 #include "server/mcp/protocol.h"
@@ -22,48 +23,6 @@ std::optional<std::string> Header(const HttpExchange& exchange, std::string_view
     if (key == name) return value;
   }
   return std::nullopt;
-}
-
-// RFC 4648 base64 (standard alphabet, padded) to bytes; nullopt when `text`
-// is not such an encoding.
-std::optional<std::string> DecodeBase64(std::string_view text) {
-  if (text.size() % 4 != 0) return std::nullopt;
-  std::string out;
-  out.reserve(text.size() / 4 * 3);
-  std::uint32_t bits = 0;
-  int count = 0;
-  std::size_t pad = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    int v;
-    if (c >= 'A' && c <= 'Z') {
-      v = c - 'A';
-    } else if (c >= 'a' && c <= 'z') {
-      v = c - 'a' + 26;
-    } else if (c >= '0' && c <= '9') {
-      v = c - '0' + 52;
-    } else if (c == '+') {
-      v = 62;
-    } else if (c == '/') {
-      v = 63;
-    } else if (c == '=' && i + 2 >= text.size()) {
-      ++pad;
-      v = 0;
-    } else {
-      return std::nullopt;
-    }
-    if (pad > 0 && c != '=') return std::nullopt;  // data after padding
-    bits = bits << 6 | static_cast<std::uint32_t>(v);
-    if (++count == 4) {
-      out += static_cast<char>(bits >> 16);
-      out += static_cast<char>(bits >> 8 & 0xFF);
-      out += static_cast<char>(bits & 0xFF);
-      bits = 0;
-      count = 0;
-    }
-  }
-  out.resize(out.size() - pad);
-  return out;
 }
 
 // A mirror header's value: `=?base64?<base64>?=` carries a name that is not

@@ -30,9 +30,11 @@ std::size_t ServeStdio(McpServer& server, const Principal& principal, std::istre
 }
 
 int RunStdioServer(const std::string& db, std::istream& in, std::ostream& out, std::ostream& log) {
-  StatusOr<std::unique_ptr<Engine>> engine = Engine::Open(db);
+  Engine::Options options;
+  options.holder = "engram mcp";
+  StatusOr<std::unique_ptr<Engine>> engine = Engine::Open(db, options);
   if (!engine.ok()) {
-    log << "engram mcp: cannot open " << db << ": " << engine.status().ToString() << '\n';
+    log << "engram mcp: " << engine.status().message() << '\n';
     return 3;
   }
   McpServer server(engine->get(), McpOptions{});

@@ -9,16 +9,14 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <utility>
 #include <vector>
 
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <sqlite3.h>
-#include <unistd.h>
 
 #include "base/status.h"
+#include "storage/directory.h"
 #include "storage/sqlite/statements.h"
 
 namespace engram::storage {
@@ -86,17 +84,6 @@ INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', 1), ('last_seq'
 std::int64_t ToSqlSeq(std::uint64_t seq) {
   constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
   return static_cast<std::int64_t>(seq > kMax ? kMax : seq);
-}
-
-// Flushes the directory entry of `dir` in its parent, so a store directory
-// created just now survives a crash with the database inside it.
-void SyncParentDirectory(const std::filesystem::path& dir) {
-  std::filesystem::path parent = dir.parent_path();
-  if (parent.empty()) parent = ".";
-  int fd = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;  // best effort: SQLite syncs the directory it writes in
-  (void)::fsync(fd);
-  ::close(fd);
 }
 
 class SqliteStore final : public Store {
@@ -474,20 +461,11 @@ Status PrepareFile(sqlite3* db) {
 
 StatusOr<std::unique_ptr<Store>> OpenSqliteStoreWithVfs(const std::string& dir,
                                                         const std::string& vfs_name) {
-  if (dir.empty()) return Status::InvalidArgument("the store directory is empty");
   if (!vfs_name.empty() && sqlite3_vfs_find(vfs_name.c_str()) == nullptr) {
     return Status::InvalidArgument(fmt::format("no SQLite VFS named '{}'", vfs_name));
   }
+  RETURN_IF_ERROR(CreateStoreDirectory(dir));
   const std::filesystem::path root(dir);
-  std::error_code ec;
-  const bool existed = std::filesystem::is_directory(root, ec);
-  if (!existed) {
-    std::filesystem::create_directories(root, ec);
-    if (ec) {
-      return Status::IoError(fmt::format("create store directory {}: {}", dir, ec.message()));
-    }
-    SyncParentDirectory(std::filesystem::absolute(root, ec));
-  }
   const std::string path = (root / kSqliteStoreFile).string();
   sqlite3* db = nullptr;
   int rc = sqlite3_open_v2(

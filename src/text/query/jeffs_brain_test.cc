@@ -1,6 +1,6 @@
-// The `jeffs-brain` profile: all 19 canonical fixtures of
-// ../shared/data/jeffs_brain/query-parser/cases.json byte for byte, and the
-// rules of QUERY_DSL_JEFFS_BRAIN.md the fixtures do not reach.
+// The `jeffs-brain` profile: all 19 canonical fixtures (testdata/cases.json,
+// a copy of ../shared/data/jeffs_brain/query-parser/cases.json) byte for
+// byte, and the rules of QUERY_DSL_JEFFS_BRAIN.md the fixtures do not reach.
 #include "text/query/jeffs_brain.h"
 
 #include <fstream>
@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "base/json.h"
+#include "base/test_shared_data.h"
 #include "text/query/query.h"
 
 namespace engram::text {
@@ -35,14 +36,25 @@ std::string Fts(std::string_view text, const AliasTable* aliases = nullptr) {
   return s.value();
 }
 
-json::Value Fixtures() {
-  std::ifstream in(ENGRAM_SOURCE_DIR "/../shared/data/jeffs_brain/query-parser/cases.json",
-                   std::ios::binary);
+constexpr const char* kFixtures = ENGRAM_SOURCE_DIR "/src/text/query/testdata/cases.json";
+
+std::string ReadFixtures() {
+  std::ifstream in(kFixtures, std::ios::binary);
+  EXPECT_TRUE(in.good()) << "cannot open " << kFixtures;
   std::ostringstream text;
   text << in.rdbuf();
-  json::ReadResult doc = json::Read(text.str());
-  EXPECT_TRUE(doc.ok()) << "cannot read the fixtures beside the repository (../shared)";
+  return text.str();
+}
+
+json::Value Fixtures() {
+  json::ReadResult doc = json::Read(ReadFixtures());
+  EXPECT_TRUE(doc.ok()) << "cannot read " << kFixtures;
   return doc.value;
+}
+
+TEST(JeffsBrainFixtures, ShippedCopyEqualsTheCanonicalFile) {
+  ENGRAM_READ_SHARED_OR_SKIP(canonical, ENGRAM_SOURCE_DIR, "jeffs_brain/query-parser/cases.json");
+  EXPECT_EQ(ReadFixtures(), canonical);
 }
 
 TEST(JeffsBrainFixtures, AllNineteenCasesByteForByte) {

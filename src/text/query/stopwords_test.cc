@@ -1,7 +1,7 @@
-// The stopword lists compiled into the binary are the canonical files: the
-// copies shipped in src/text/query/stopwords/ equal
-// ../shared/data/jeffs_brain/stopwords/ byte for byte, and so does what the
-// build embedded.
+// The stopword lists compiled into the binary are the canonical files: what
+// the build embedded equals the copies shipped in src/text/query/stopwords/,
+// and those equal ../shared/data/jeffs_brain/stopwords/ byte for byte when
+// that folder is beside the repository.
 #include "text/query/stopwords.h"
 
 #include <fstream>
@@ -9,6 +9,8 @@
 #include <string>
 
 #include <gtest/gtest.h>
+
+#include "base/test_shared_data.h"
 
 namespace engram::text {
 namespace {
@@ -21,18 +23,22 @@ std::string ReadFile(const std::string& path) {
   return text.str();
 }
 
-TEST(Stopwords, ShippedCopiesEqualTheCanonicalFiles) {
-  for (const char* name : {"en.json", "nl.json", "LICENSE", "NOTICE"}) {
-    SCOPED_TRACE(name);
-    const std::string shipped =
-        ReadFile(std::string(ENGRAM_SOURCE_DIR "/src/text/query/stopwords/") + name);
-    const std::string canonical_dir = std::string(name).find(".json") != std::string::npos
-                                          ? "/../shared/data/jeffs_brain/stopwords/"
-                                          : "/../shared/data/jeffs_brain/";
-    const std::string canonical = ReadFile(ENGRAM_SOURCE_DIR + canonical_dir + name);
-    EXPECT_FALSE(shipped.empty());
-    EXPECT_EQ(shipped, canonical);
-  }
+std::string Shipped(const std::string& name) {
+  return ReadFile(std::string(ENGRAM_SOURCE_DIR "/src/text/query/stopwords/") + name);
+}
+
+TEST(Stopwords, ShippedListsEqualTheCanonicalFiles) {
+  ENGRAM_READ_SHARED_OR_SKIP(en, ENGRAM_SOURCE_DIR, "jeffs_brain/stopwords/en.json");
+  ENGRAM_READ_SHARED_OR_SKIP(nl, ENGRAM_SOURCE_DIR, "jeffs_brain/stopwords/nl.json");
+  EXPECT_EQ(Shipped("en.json"), en);
+  EXPECT_EQ(Shipped("nl.json"), nl);
+}
+
+TEST(Stopwords, ShippedLicenceEqualsTheCanonicalOne) {
+  ENGRAM_READ_SHARED_OR_SKIP(licence, ENGRAM_SOURCE_DIR, "jeffs_brain/LICENSE");
+  ENGRAM_READ_SHARED_OR_SKIP(notice, ENGRAM_SOURCE_DIR, "jeffs_brain/NOTICE");
+  EXPECT_EQ(Shipped("LICENSE"), licence);
+  EXPECT_EQ(Shipped("NOTICE"), notice);
 }
 
 TEST(Stopwords, EmbeddedBytesEqualTheShippedFiles) {

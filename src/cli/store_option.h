@@ -1,0 +1,33 @@
+// The store a command works on: the `--db DIR` option (a leading `~` is
+// expanded here, since agent hosts start engram from a JSON configuration
+// with no shell to do it) and opening it as the named command, so that a
+// second opener is told who holds the store.
+#ifndef ENGRAM_CLI_STORE_OPTION_H_
+#define ENGRAM_CLI_STORE_OPTION_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <CLI/CLI.hpp>
+
+#include "engram/engine.h"
+
+namespace engram::cli {
+
+// `~` or `~/rest` with the user's home directory ($HOME, else the password
+// database) in place of `~`, and `~user/rest` with that user's; any other
+// path unchanged. nullopt when the home directory cannot be found.
+std::optional<std::string> ExpandHome(std::string_view path);
+
+// Adds the required `--db` option to `cmd`, expanding `~` as it is parsed
+// (an unknown home directory is a usage error naming the option).
+CLI::Option* AddDbOption(CLI::App* cmd, std::string* db, const std::string& description);
+
+// Engine::Open(db) for `command` ("engram ingest").
+StatusOr<std::unique_ptr<Engine>> OpenStore(const std::string& db, std::string_view command);
+
+}  // namespace engram::cli
+
+#endif  // ENGRAM_CLI_STORE_OPTION_H_

@@ -1,0 +1,123 @@
+#include "engine/maintenance.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "base/status.h"
+
+namespace engram::engine {
+namespace {
+
+constexpr std::size_t kLinkChunk = 256;             // records linked per hold of the exclusive lock
+constexpr std::int64_t kWritePauseNs = 50'000'000;  // 50 ms without a write: link
+constexpr std::chrono::seconds kRetryAfterFailure{5};
+
+std::int64_t NowNs() {
+  return std::chrono::steady_clock::now().time_since_epoch().count();
+}
+
+}  // namespace
+
+Status CheckpointCollection(storage::Store& store, Collection& c) {
+  std::optional<Capture> capture = c.Capture();
+  if (!capture) return Status::Ok();
+  const std::string& name = c.spec().name;
+  if (capture->text) {
+    RETURN_IF_ERROR(store.PutSnapshot(name, "text", {capture->seq, std::move(*capture->text)}));
+  }
+  if (capture->vectors) {
+    RETURN_IF_ERROR(
+        store.PutSnapshot(name, "vector", {capture->seq, std::move(*capture->vectors)}));
+  }
+  c.MarkStored(*capture);
+  return Status::Ok();
+}
+
+Maintenance::Maintenance(storage::Store* store, Collections collections, MaintenanceOptions options)
+    : store_(store), collections_(std::move(collections)), options_(options) {
+  if (options_.threads == 0) options_.threads = 1;
+  thread_ = std::thread([this] { Run(); });
+}
+
+Maintenance::~Maintenance() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void Maintenance::Wake() {
+  wake_.notify_one();
+}
+
+std::uint64_t Maintenance::checkpoints() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return checkpoints_;
+}
+
+std::uint64_t Maintenance::checkpoint_failures() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return failures_;
+}
+
+// A checkpoint is due by records changed (at least a tenth of the
+// collection, so that a bulk load does not serialise the whole index every
+// few seconds) or by time since the first change after the last one. It is
+// due even while writes go on: else a steady write load would leave
+// recovery unbounded.
+bool Maintenance::CheckpointDue(const Collection& c, std::chrono::steady_clock::time_point now) {
+  auto since = std::find_if(since_.begin(), since_.end(),
+                            [&](const auto& entry) { return entry.first == &c; });
+  const std::uint64_t dirty = c.dirty();
+  if (dirty == 0) {
+    if (since != since_.end()) since_.erase(since);
+    return false;
+  }
+  if (since == since_.end()) since = since_.insert(since_.end(), {&c, now});
+  const std::uint64_t threshold =
+      std::max<std::uint64_t>(options_.checkpoint_records, c.size() / 10);
+  if (dirty >= threshold) return true;
+  return options_.checkpoint_interval.count() > 0 &&
+         now - since->second >= options_.checkpoint_interval;
+}
+
+bool Maintenance::Pass() {
+  bool linked = false;
+  const auto now = std::chrono::steady_clock::now();
+  const std::vector<std::shared_ptr<Collection>> all = collections_();
+  // Forget collections that are gone (dropped): their addresses may come back.
+  std::erase_if(since_, [&](const auto& entry) {
+    return std::none_of(all.begin(), all.end(),
+                        [&](const auto& c) { return c.get() == entry.first; });
+  });
+  for (const std::shared_ptr<Collection>& c : all) {
+    // After a failure (a full disk, say) checkpoints wait a while.
+    if (now - failed_at_ >= kRetryAfterFailure && CheckpointDue(*c, now)) {
+      const Status stored = CheckpointCollection(*store_, *c);
+      // The clock restarts at the next change.
+      std::erase_if(since_, [&](const auto& entry) { return entry.first == c.get(); });
+      if (!stored.ok()) failed_at_ = now;
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++(stored.ok() ? checkpoints_ : failures_);
+      continue;
+    }
+    // Linking gives way to writes: it runs in the pause after them.
+    if (c->WriterActive(NowNs(), kWritePauseNs)) continue;
+    if (c->pending() > 0) linked |= c->LinkPending(kLinkChunk, options_.threads) > 0;
+  }
+  return linked;
+}
+
+void Maintenance::Run() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!stop_) {
+    lock.unlock();
+    const bool linked = Pass();
+    lock.lock();
+    if (!linked && !stop_) wake_.wait_for(lock, std::chrono::milliseconds(50));
+  }
+}
+
+}  // namespace engram::engine

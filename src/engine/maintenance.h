@@ -1,0 +1,80 @@
+// Maintenance: the background work that keeps an open store healthy and
+// quick to reopen, on one thread of its own:
+// - linking staged vectors into each collection's graph, in chunks under the
+//   collection's exclusive lock, after the writes pause (a write is
+//   acknowledged once durable and searchable; staged vectors are scanned
+//   exactly until linked);
+// - checkpoints: a collection's index images are written to the store when
+//   enough records changed (checkpoint_records, or a tenth of the collection
+//   if more) or enough time passed since the first change after the last
+//   checkpoint, also while writes go on, serialised under the shared lock
+//   (searches go on, a writer waits) and stored with no collection lock
+//   held, so that after a crash recovery replays only what was written since.
+#ifndef ENGRAM_ENGINE_MAINTENANCE_H_
+#define ENGRAM_ENGINE_MAINTENANCE_H_
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "engine/collection.h"
+#include "engram/status.h"
+#include "storage/store.h"
+
+namespace engram::engine {
+
+struct MaintenanceOptions {
+  std::size_t threads = 2;  // vector linking
+  // A checkpoint is due once this many records changed, or this long after
+  // the first change since the last one (0 disables that trigger).
+  std::uint64_t checkpoint_records = 50000;
+  std::chrono::milliseconds checkpoint_interval{30000};
+};
+
+// Writes `c`'s index images to `store` if anything changed since the last
+// checkpoint. Durable on return.
+Status CheckpointCollection(storage::Store& store, Collection& c);
+
+class Maintenance {
+ public:
+  using Collections = std::function<std::vector<std::shared_ptr<Collection>>()>;
+  // Starts the thread. `store` and what `collections` returns must outlive it.
+  Maintenance(storage::Store* store, Collections collections, MaintenanceOptions options);
+  ~Maintenance();  // stops the thread (work in progress finishes first)
+  Maintenance(const Maintenance&) = delete;
+  Maintenance& operator=(const Maintenance&) = delete;
+
+  // Something was written: look again soon.
+  void Wake();
+  // Checkpoints run and failed since the start (for tests and metrics).
+  std::uint64_t checkpoints() const;
+  std::uint64_t checkpoint_failures() const;
+
+ private:
+  void Run();
+  // One pass over the collections; true when it linked something.
+  bool Pass();
+  bool CheckpointDue(const Collection& c, std::chrono::steady_clock::time_point now);
+
+  storage::Store* store_;
+  Collections collections_;
+  MaintenanceOptions options_;
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+  std::uint64_t checkpoints_ = 0, failures_ = 0;
+  // When each collection (by address) first had unstored changes; the entry
+  // goes once a checkpoint stored them (dirty back to 0).
+  std::vector<std::pair<const Collection*, std::chrono::steady_clock::time_point>> since_;
+  std::chrono::steady_clock::time_point failed_at_{};  // the last failed checkpoint
+  std::thread thread_;
+};
+
+}  // namespace engram::engine
+
+#endif  // ENGRAM_ENGINE_MAINTENANCE_H_

@@ -1,0 +1,173 @@
+// Implements engine.h's reads: get, search and listing. Each runs under a
+// Collection::Reader (the shared lock), so it sees the collection between
+// two batches; a scope is ANDed outside the user's filter (scope.h).
+#include <algorithm>
+#include <utility>
+
+#include "engine/engine_impl.h"
+#include "engine/internal.h"
+#include "engine/scope.h"
+#include "text/query/query.h"
+
+namespace engram {
+
+using engine::Collection;
+
+StatusOr<std::optional<std::string>> Engine::Get(std::string_view collection, std::string_view id,
+                                                 const std::optional<Scope>& scope) const {
+  ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
+  ASSIGN_OR_RETURN(std::optional<engine::ScopeTests> tests,
+                   engine::MakeScopeTests(c->schema(), scope, collection));
+  const Collection::Reader reader = c->Read();
+  std::optional<std::uint32_t> doc = reader.Find(id);
+  if (!doc) return std::optional<std::string>();
+  if (tests && !tests->reads.Matches(*reader.metadata().Row(*doc))) {
+    return std::optional<std::string>();
+  }
+  return std::optional<std::string>(reader.body_of(*doc));
+}
+
+StatusOr<SearchResponse> Engine::Impl::Run(const Collection& c,
+                                           const search::Request& request) const {
+  const Collection::Reader reader = c.Read();
+  StatusOr<search::Result> result = search::Search(reader.View(), request);
+  SearchResponse response;
+  if (!result.ok()) {
+    if (result.status().code() != StatusCode::kInvalidArgument) return result.status();
+    response.rejected = Diagnostic{400, "request.invalid", "", result.status().message()};
+    return response;
+  }
+  for (const search::Hit& h : result.value().hits) {
+    SearchHit hit;
+    hit.id = reader.id_of(h.doc);
+    hit.score = h.score;
+    hit.relevance = h.relevance;
+    hit.bm25 = h.bm25;
+    hit.distance = h.distance;
+    hit.record = reader.body_of(h.doc);
+    response.hits.push_back(std::move(hit));
+  }
+  if (!result.value().filter_impact.is_null()) {
+    response.filter_impact = json::Dump(result.value().filter_impact);
+  }
+  json::Value& explain = result.value().explain;
+  if (!explain.is_null()) {
+    if (explain["fusion"].is_object()) {  // name each fused hit by its id
+      for (json::Value& e : explain["fusion"]["hits"]) {
+        e["id"] = reader.id_of(e["doc"].get<std::uint32_t>());
+      }
+    }
+    response.explain = json::Dump(explain);
+  }
+  return response;
+}
+
+SearchResponse Engine::Impl::List(const Collection& c, const filter::CompiledFilter* filter,
+                                  std::size_t k) const {
+  const Collection::Reader reader = c.Read();
+  const roaring::Roaring allowed = filter != nullptr
+                                       ? reader.metadata().Evaluate(filter->optimized.root)
+                                       : reader.metadata().live();
+  const std::optional<std::uint32_t> time_slot = c.time_slot();
+  // Newest first (absent times last), then by id: a total order, so pages are stable.
+  auto time_of = [&](std::uint32_t doc) -> const Value* {
+    if (!time_slot) return nullptr;
+    const Value& v = (*reader.metadata().Row(doc))[*time_slot];
+    return std::holds_alternative<std::monostate>(v) ? nullptr : &v;
+  };
+  auto before = [&](std::uint32_t a, std::uint32_t b) {
+    const Value* ta = time_of(a);
+    const Value* tb = time_of(b);
+    if ((ta != nullptr) != (tb != nullptr)) return ta != nullptr;
+    if (ta != nullptr) {
+      const std::optional<int> order = CompareValues(*ta, *tb);
+      if (order && *order != 0) return *order > 0;
+    }
+    return reader.id_of(a) < reader.id_of(b);
+  };
+  std::vector<std::uint32_t> docs(allowed.begin(), allowed.end());
+  const std::size_t n = std::min(k, docs.size());
+  std::partial_sort(docs.begin(), docs.begin() + static_cast<std::ptrdiff_t>(n), docs.end(),
+                    before);
+  SearchResponse response;
+  for (std::size_t i = 0; i < n; ++i) {
+    SearchHit hit;
+    hit.id = reader.id_of(docs[i]);
+    hit.score = 1;
+    hit.relevance = 1;
+    hit.record = reader.body_of(docs[i]);
+    response.hits.push_back(std::move(hit));
+  }
+  return response;
+}
+
+StatusOr<SearchResponse> Engine::Search(std::string_view collection,
+                                        const SearchRequest& request) const {
+  ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
+  SearchResponse rejected;
+  search::Request r;
+  std::optional<Checked<filter::CompiledFilter>> compiled;
+  if (!request.filter.empty()) {
+    const FilterDialect dialect = request.dialect.value_or(FilterDialect::kVectorFilter);
+    compiled.emplace(c->CompileFilter(dialect, request.filter));
+    if (!compiled->ok()) {
+      rejected.rejected = compiled->diagnostic();
+      return rejected;
+    }
+    r.filter = &compiled->value();
+    r.dialect = ToInternal(dialect);
+  }
+  std::optional<filter::CompiledFilter> scoped;
+  ASSIGN_OR_RETURN(r.filter, engine::ReadableFilter(c->spec().schema.get(), request.scope,
+                                                    collection, r.filter, &scoped));
+  if (!request.query && !request.vector) {
+    if (request.k == 0 || request.k > search::kMaxK) {
+      rejected.rejected = Diagnostic{400, "request.invalid", "k",
+                                     "k must be in [1, " + std::to_string(search::kMaxK) + "]"};
+      return rejected;
+    }
+    return impl_->List(*c, r.filter, request.k);
+  }
+  if (request.query) {
+    text::QueryOptions options;
+    if ((rejected.rejected = SetQueryAnchor(request.anchor, "anchor", &options))) return rejected;
+    Checked<text::Query> q = text::ParseQuery(*request.query, options);
+    if (!q.ok()) {
+      rejected.rejected = q.diagnostic();
+      return rejected;
+    }
+    r.query = std::move(q.value().def);
+  }
+  if (request.vector) r.vector = *request.vector;
+  if (request.mode) {
+    r.mode = *request.mode == SearchMode::kText     ? search::Mode::kText
+             : *request.mode == SearchMode::kVector ? search::Mode::kVector
+                                                    : search::Mode::kHybrid;
+  } else if (request.query && request.vector) {
+    r.mode = search::Mode::kHybrid;
+  } else if (request.vector) {
+    r.mode = search::Mode::kVector;
+  } else {
+    r.mode = search::Mode::kText;
+  }
+  r.k = request.k;
+  r.candidate_k = request.candidate_k;
+  r.filter_mode = request.filter_mode == FilterMode::kPre    ? search::FilterMode::kPre
+                  : request.filter_mode == FilterMode::kPost ? search::FilterMode::kPost
+                                                             : search::FilterMode::kAuto;
+  r.threshold = request.threshold;
+  r.score_threshold = request.score_threshold;
+  if (request.fusion) {
+    StatusOr<search::Fusion> fusion = ToInternal(*request.fusion);
+    if (!fusion.ok()) {
+      rejected.rejected = Diagnostic{400, "request.invalid", "fusion", fusion.status().message()};
+      return rejected;
+    }
+    r.fusion = *fusion;
+  }
+  r.explain = request.explain;
+  r.impact = request.impact;
+  return impl_->Run(*c, r);
+}
+
+}  // namespace engram

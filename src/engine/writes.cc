@@ -1,0 +1,167 @@
+// Implements engine.h's writes: upserts and deletes. Every write checks its
+// input first (a rejected batch writes nothing), then, holding the
+// collection's Writer, makes the batch durable in the store and applies it
+// to the indexes. The store is the truth: a crash between the two loses only
+// index work, which recovery redoes.
+#include <algorithm>
+#include <cstring>
+#include <unordered_map>
+#include <utility>
+
+#include "engine/engine_impl.h"
+#include "engine/scope.h"
+
+namespace engram {
+
+using engine::Collection;
+using engine::PreparedRecord;
+
+namespace {
+
+Diagnostic ForbiddenWrite(std::string path, std::string message) {
+  return Diagnostic{403, "scope.forbidden", std::move(path), std::move(message)};
+}
+
+WriteResult Rejected(Diagnostic diagnostic, std::size_t index = 0) {
+  WriteResult rejected;
+  rejected.rejected = std::move(diagnostic);
+  rejected.rejected_index = index;
+  return rejected;
+}
+
+// The records of a batch, the same id twice reduced to its last record (as
+// two batches would leave it), with each one's position in the batch.
+std::vector<std::pair<PreparedRecord, std::size_t>> LastOfEachId(
+    std::vector<PreparedRecord> prepared) {
+  std::unordered_map<std::string_view, std::size_t> last;
+  for (std::size_t i = 0; i < prepared.size(); ++i) last[prepared[i].id] = i;
+  std::vector<std::pair<PreparedRecord, std::size_t>> unique;
+  unique.reserve(last.size());
+  for (std::size_t i = 0; i < prepared.size(); ++i) {
+    if (last[prepared[i].id] == i) unique.emplace_back(std::move(prepared[i]), i);
+  }
+  return unique;
+}
+
+std::string VectorBytes(const std::vector<float>& vector) {
+  std::string bytes(vector.size() * sizeof(float), '\0');
+  if (!vector.empty()) std::memcpy(bytes.data(), vector.data(), bytes.size());
+  return bytes;
+}
+
+}  // namespace
+
+StatusOr<WriteResult> Engine::Upsert(std::string_view collection,
+                                     std::span<const std::string_view> records,
+                                     const std::function<void(std::size_t)>& progress,
+                                     const std::optional<Scope>& scope) {
+  ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
+  ASSIGN_OR_RETURN(std::optional<engine::ScopeTests> tests,
+                   engine::MakeScopeTests(c->schema(), scope, collection));
+  // Check every record before anything is written: a rejected batch writes nothing.
+  std::vector<PreparedRecord> prepared;
+  prepared.reserve(records.size());
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    Checked<PreparedRecord> r = c->Prepare(records[i]);
+    if (!r.ok()) return Rejected(r.diagnostic(), i);
+    if (tests && !tests->owns.Matches(r.value().slots)) {
+      return Rejected(ForbiddenWrite("agent_id", "a record's agent_id must be '" + scope->agent +
+                                                     "', the caller's agent"),
+                      i);
+    }
+    prepared.push_back(std::move(r).value());
+  }
+  std::vector<std::pair<PreparedRecord, std::size_t>> unique = LastOfEachId(std::move(prepared));
+
+  ASSIGN_OR_RETURN(Collection::Writer writer, c->Write());
+  if (tests) {
+    // Replacing a record is writing over its owner's: only the owner may.
+    for (const auto& [r, position] : unique) {
+      const std::optional<std::uint32_t> existing = writer.Find(r.id);
+      if (existing && !tests->owns.Matches(*writer.metadata().Row(*existing))) {
+        return Rejected(
+            ForbiddenWrite("id",
+                           "record '" + r.id + "' belongs to another agent and cannot be replaced"),
+            position);
+      }
+    }
+  }
+  storage::WriteBatch batch;
+  std::vector<std::uint32_t> docs;
+  std::vector<PreparedRecord> ordered;
+  batch.puts.reserve(unique.size());
+  docs.reserve(unique.size());
+  ordered.reserve(unique.size());
+  for (auto& [r, position] : unique) {
+    const std::uint32_t doc = writer.Assign(r.id);
+    docs.push_back(doc);
+    batch.puts.push_back({r.id, doc, r.body, VectorBytes(r.vector)});
+    ordered.push_back(std::move(r));
+  }
+  ASSIGN_OR_RETURN(const std::uint64_t seq, impl_->store->Apply(collection, batch));
+  Status indexed = writer.Apply(seq, docs, std::move(ordered), impl_->options.threads, progress);
+  impl_->maintenance->Wake();
+  if (!indexed.ok()) {
+    return Status::Internal("records are stored but indexing failed: " + indexed.message());
+  }
+  WriteResult result;
+  result.written = docs.size();
+  return result;
+}
+
+StatusOr<WriteResult> Engine::Impl::RemoveDocs(Collection::Writer& writer,
+                                               const std::vector<std::uint32_t>& docs) {
+  WriteResult result;
+  if (docs.empty()) return result;
+  storage::WriteBatch batch;
+  for (const std::uint32_t doc : docs) batch.removes.push_back(writer.id_of(doc));
+  ASSIGN_OR_RETURN(const std::uint64_t seq, store->Apply(writer.collection().spec().name, batch));
+  writer.Remove(seq, docs);
+  maintenance->Wake();
+  result.written = docs.size();
+  return result;
+}
+
+StatusOr<WriteResult> Engine::Delete(std::string_view collection, std::span<const std::string> ids,
+                                     const std::optional<Scope>& scope) {
+  ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
+  ASSIGN_OR_RETURN(std::optional<engine::ScopeTests> tests,
+                   engine::MakeScopeTests(c->schema(), scope, collection));
+  ASSIGN_OR_RETURN(Collection::Writer writer, c->Write());
+  std::vector<std::uint32_t> docs;
+  for (const std::string& id : ids) {
+    std::optional<std::uint32_t> doc = writer.Find(id);
+    if (!doc) continue;
+    if (tests) {
+      const std::vector<Value>& row = *writer.metadata().Row(*doc);
+      if (!tests->reads.Matches(row)) continue;  // invisible to the caller: as if absent
+      if (!tests->owns.Matches(row)) {
+        return Status::PermissionDenied("record '" + id + "' belongs to another agent");
+      }
+    }
+    docs.push_back(*doc);
+  }
+  std::sort(docs.begin(), docs.end());
+  docs.erase(std::unique(docs.begin(), docs.end()), docs.end());
+  return impl_->RemoveDocs(writer, docs);
+}
+
+StatusOr<WriteResult> Engine::DeleteWhere(std::string_view collection, FilterDialect dialect,
+                                          std::string_view filter_text,
+                                          const std::optional<Scope>& scope) {
+  ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
+  Checked<filter::CompiledFilter> compiled = c->CompileFilter(dialect, filter_text);
+  if (!compiled.ok()) return Rejected(compiled.diagnostic());
+  if (scope) {
+    ASSIGN_OR_RETURN(filter::Node own, engine::ScopeOwnNode(c->schema(), *scope, collection));
+    compiled = engine::Restrict(&compiled.value(), std::move(own), c->spec().schema.get());
+  }
+  ASSIGN_OR_RETURN(Collection::Writer writer, c->Write());
+  // No other writer can change the collection now: the metadata index is
+  // read without the shared lock.
+  const roaring::Roaring matched = writer.metadata().Evaluate(compiled.value().optimized.root);
+  const std::vector<std::uint32_t> docs(matched.begin(), matched.end());
+  return impl_->RemoveDocs(writer, docs);
+}
+
+}  // namespace engram
