@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "engram/diagnostic.h"
+#include "engram/embedder.h"
 #include "engram/filter.h"
 #include "engram/status.h"
 
@@ -52,6 +53,10 @@ StatusOr<FusionSpec> ParseFusion(std::string_view text);
 // The canonical text form: the method and the parameters it uses.
 std::string FusionText(const FusionSpec& spec);
 
+// Hybrid search's default for a collection with an embedder, chosen on
+// BEIR SciFact (bench/RESULTS.md "Fusion"); see CollectionSpec::fusion.
+FusionSpec DefaultEmbedderFusion();
+
 // What a collection is (SEARCH.md §1): at least one of text and vectors.
 struct CollectionSpec {
   std::string name;  // 1-64 of [A-Za-z0-9_.-], not starting with '.'
@@ -61,6 +66,19 @@ struct CollectionSpec {
   std::string metric = "cosine";    // cosine | dot | l2 (with vectors)
   std::string language = "en";      // en | nl | none: stemming of text fields
   std::string time_field;           // a datetime field for temporal hints, or empty
+  // An embedder (embedder.h: model2vec:DIR, fasttext:FILE, openai:URL#MODEL)
+  // that embeds the text fields of every record written without a `vector`
+  // (their non-empty values joined by line breaks) and the query of a search
+  // given no vector. `vector_dim` 0 takes the embedder's dimension. Empty:
+  // none, the records bring their vectors.
+  std::string embedder = {};
+  // Set by the engine when it creates the collection (given values are
+  // ignored): what `embedder` was then. Opening the collection later with a
+  // model that differs is refused (reembed switches models).
+  EmbedderIdentity embedder_identity = {};
+  // Hybrid search's default fusion; unset: DefaultEmbedderFusion() with an
+  // embedder, else RRF with k = 60 (SEARCH.md §2).
+  std::optional<FusionSpec> fusion = std::nullopt;
 };
 
 struct CollectionInfo {
@@ -230,6 +248,26 @@ class Engine {
                                            const std::optional<Scope>& scope = std::nullopt) const;
 
   const RecoveryReport& recovery() const;
+
+  // Switches `collection` to the embedder `spec` (its dimension may differ)
+  // without stopping searches: every record's text is embedded anew while the
+  // old vectors and embedder serve; writes meanwhile are caught up with the
+  // writer held briefly at the end; then the new vectors and the new
+  // configuration are written in one durable batch and take over in one
+  // atomic switch. `progress(done, total)` follows the embedding. Records
+  // brought with their own vector are embedded from their text like the
+  // others. InvalidArgument for a bad spec or a collection without text
+  // fields, or when a record's text gives no vector (named); the embedder's
+  // failures as Embed's. Nothing changes on failure.
+  struct ReembedReport {
+    std::size_t records = 0;    // records embedded
+    std::size_t caught_up = 0;  // records written or removed meanwhile, redone at the end
+    EmbedderIdentity identity;
+    double seconds = 0;
+  };
+  StatusOr<ReembedReport> Reembed(
+      std::string_view collection, const EmbedderSpec& spec,
+      const std::function<void(std::size_t, std::size_t)>& progress = {});
 
   // Tells later openers of the store where this engine serves it (a server's
   // URL), so that their refusal says how to reach it. IoError when the lock

@@ -43,6 +43,7 @@ int Run(int argc, const char* const* argv, std::istream& in, std::ostream& out, 
   if (run == "query compile") return RunQueryCompile(query_options, out, err);
   if (run == "collection create") return RunCollectionCreate(engine_options, out, err);
   if (run == "collection list") return RunCollectionList(engine_options, out, err);
+  if (run == "collection reembed") return RunCollectionReembed(engine_options, out, err);
   if (run == "ingest") return RunIngest(engine_options, out, err);
   if (run == "search") return RunSearch(engine_options, in, out, err);
   if (run == "delete") return RunDelete(engine_options, in, out, err);

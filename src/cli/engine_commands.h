@@ -26,6 +26,7 @@ struct EngineOptions {
   std::string vectors;  // DIM:METRIC
   std::string language = "en";
   std::string time_field;
+  std::string embedder;  // also collection reembed
   // ingest
   std::string file;
   std::size_t batch = 10000;
@@ -56,6 +57,7 @@ void AddEngineCommands(CLI::App* app, EngineOptions* options, std::string* run);
 
 int RunCollectionCreate(const EngineOptions& o, std::ostream& out, std::ostream& err);
 int RunCollectionList(const EngineOptions& o, std::ostream& out, std::ostream& err);
+int RunCollectionReembed(const EngineOptions& o, std::ostream& out, std::ostream& err);
 int RunIngest(const EngineOptions& o, std::ostream& out, std::ostream& err);
 int RunSearch(const EngineOptions& o, std::istream& in, std::ostream& out, std::ostream& err);
 int RunDelete(const EngineOptions& o, std::istream& in, std::ostream& out, std::ostream& err);

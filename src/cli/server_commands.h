@@ -17,6 +17,7 @@ struct McpCommandOptions {
   std::string connect;  // forward to the server at this URL
   std::string key_env;  // the variable holding the server's API key
   int timeout_seconds = 60;
+  std::string embedder;  // with --db: the memories collection's embedder
 };
 
 void AddServeCommand(CLI::App* app, server::http::ServeOptions* options, std::string* run);

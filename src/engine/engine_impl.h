@@ -69,6 +69,25 @@ struct Engine::Impl {
   SearchResponse List(const engine::Collection& collection, const filter::CompiledFilter* filter,
                       std::size_t k) const;
 
+  // Runs the write `fn` on the collection `name` has now; when a switch of
+  // embedder (Reembed) superseded that incarnation before `fn` took its
+  // writer, runs it again on the new one (a few times at most).
+  template <typename Fn>
+  StatusOr<WriteResult> OnCurrent(std::string_view name, const Fn& fn) {
+    for (int attempt = 0;; ++attempt) {
+      ASSIGN_OR_RETURN(std::shared_ptr<engine::Collection> c, Find(name));
+      StatusOr<WriteResult> written = fn(*c);
+      if (written.ok() || !c->superseded() || attempt == 3) return written;
+    }
+  }
+  // Engine::Upsert and Delete on one incarnation of the collection.
+  StatusOr<WriteResult> Upsert(engine::Collection& collection,
+                               std::span<const std::string_view> records,
+                               const std::function<void(std::size_t)>& progress,
+                               const std::optional<Scope>& scope);
+  StatusOr<WriteResult> DeleteIds(engine::Collection& collection, std::span<const std::string> ids,
+                                  const std::optional<Scope>& scope);
+
   // Removes the records `docs` durably, then from memory (the caller holds
   // `writer`).
   StatusOr<WriteResult> RemoveDocs(engine::Collection::Writer& writer,

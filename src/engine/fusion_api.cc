@@ -88,6 +88,22 @@ std::string FusionText(const FusionSpec& spec) {
   return spec.method + ":k=" + std::to_string(spec.rrf_k);
 }
 
+FusionSpec DefaultEmbedderFusion() {
+  FusionSpec f;
+  f.method = "convex";
+  f.alpha = 0.5;
+  return f;
+}
+
+search::Fusion DefaultFusion(const CollectionSpec& spec) {
+  if (spec.fusion) {
+    StatusOr<search::Fusion> f = ToInternal(*spec.fusion);  // checked when stored
+    if (f.ok()) return *f;
+  }
+  if (!spec.embedder.empty()) return ToInternal(DefaultEmbedderFusion()).value();
+  return search::Fusion{};
+}
+
 StatusOr<search::Fusion> ToInternal(const FusionSpec& spec) {
   search::Fusion f;
   const std::optional<search::FusionMethod> method = search::FusionMethodFromName(spec.method);

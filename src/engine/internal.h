@@ -21,6 +21,9 @@ filter::Dialect ToInternal(FilterDialect dialect);
 // The search pipeline's fusion for `spec`; InvalidArgument as ParseFusion
 // words it ("fusion: alpha: ...").
 StatusOr<search::Fusion> ToInternal(const FusionSpec& spec);
+// The fusion a search of the collection `spec` uses unless it names one:
+// spec.fusion, else DefaultEmbedderFusion() with an embedder, else RRF k = 60.
+search::Fusion DefaultFusion(const CollectionSpec& spec);
 
 // Sets options->anchor from `anchor` (YYYY-MM-DD; empty leaves it unset, so
 // today). A Diagnostic "query.invalid_anchor" at `path` when it is not a date.

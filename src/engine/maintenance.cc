@@ -19,6 +19,8 @@ std::int64_t NowNs() {
 }  // namespace
 
 Status CheckpointCollection(storage::Store& store, Collection& c) {
+  // A superseded incarnation's images are older than its successor's.
+  if (c.superseded()) return Status::Ok();
   std::optional<Capture> capture = c.Capture();
   if (!capture) return Status::Ok();
   const std::string& name = c.spec().name;

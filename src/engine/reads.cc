@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "engine/embedding.h"
 #include "engine/engine_impl.h"
 #include "engine/internal.h"
 #include "engine/scope.h"
@@ -138,14 +139,22 @@ StatusOr<SearchResponse> Engine::Search(std::string_view collection,
     }
     r.query = std::move(q.value().def);
   }
-  if (request.vector) r.vector = *request.vector;
+  if (request.vector) {
+    r.vector = *request.vector;
+  } else if (request.query && request.mode != SearchMode::kText) {
+    // A collection with an embedder embeds the query: hybrid from a query
+    // alone (before the shared lock: the model may take a while).
+    ASSIGN_OR_RETURN(std::optional<std::vector<float>> embedded,
+                     engine::QueryVector(*c, *request.query));
+    if (embedded) r.vector = std::move(*embedded);
+  }
   if (request.mode) {
     r.mode = *request.mode == SearchMode::kText     ? search::Mode::kText
              : *request.mode == SearchMode::kVector ? search::Mode::kVector
                                                     : search::Mode::kHybrid;
-  } else if (request.query && request.vector) {
+  } else if (request.query && !r.vector.empty()) {
     r.mode = search::Mode::kHybrid;
-  } else if (request.vector) {
+  } else if (!r.vector.empty()) {
     r.mode = search::Mode::kVector;
   } else {
     r.mode = search::Mode::kText;
@@ -157,6 +166,7 @@ StatusOr<SearchResponse> Engine::Search(std::string_view collection,
                                                              : search::FilterMode::kAuto;
   r.threshold = request.threshold;
   r.score_threshold = request.score_threshold;
+  r.fusion = DefaultFusion(c->spec());
   if (request.fusion) {
     StatusOr<search::Fusion> fusion = ToInternal(*request.fusion);
     if (!fusion.ok()) {

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "engine/embedding.h"
 #include "engine/engine_impl.h"
 #include "engine/scope.h"
 
@@ -55,14 +56,24 @@ StatusOr<WriteResult> Engine::Upsert(std::string_view collection,
                                      std::span<const std::string_view> records,
                                      const std::function<void(std::size_t)>& progress,
                                      const std::optional<Scope>& scope) {
-  ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
+  // A collection switching embedders (Reembed) is replaced by a new
+  // incarnation under the same name: a write that prepared its records for
+  // the old one prepares them again for the new.
+  return impl_->OnCurrent(
+      collection, [&](Collection& c) { return impl_->Upsert(c, records, progress, scope); });
+}
+
+StatusOr<WriteResult> Engine::Impl::Upsert(Collection& c, std::span<const std::string_view> records,
+                                           const std::function<void(std::size_t)>& progress,
+                                           const std::optional<Scope>& scope) {
+  const std::string& collection = c.spec().name;
   ASSIGN_OR_RETURN(std::optional<engine::ScopeTests> tests,
-                   engine::MakeScopeTests(c->schema(), scope, collection));
+                   engine::MakeScopeTests(c.schema(), scope, collection));
   // Check every record before anything is written: a rejected batch writes nothing.
   std::vector<PreparedRecord> prepared;
   prepared.reserve(records.size());
   for (std::size_t i = 0; i < records.size(); ++i) {
-    Checked<PreparedRecord> r = c->Prepare(records[i]);
+    Checked<PreparedRecord> r = c.Prepare(records[i]);
     if (!r.ok()) return Rejected(r.diagnostic(), i);
     if (tests && !tests->owns.Matches(r.value().slots)) {
       return Rejected(ForbiddenWrite("agent_id", "a record's agent_id must be '" + scope->agent +
@@ -71,9 +82,14 @@ StatusOr<WriteResult> Engine::Upsert(std::string_view collection,
     }
     prepared.push_back(std::move(r).value());
   }
+  // Records without a vector are embedded before the writer is taken: the
+  // model (or an endpoint) may take a while, and nothing is acknowledged
+  // without its vector.
+  ASSIGN_OR_RETURN(auto refused, engine::EmbedRecords(c, prepared));
+  if (refused) return Rejected(refused->first, refused->second);
   std::vector<std::pair<PreparedRecord, std::size_t>> unique = LastOfEachId(std::move(prepared));
 
-  ASSIGN_OR_RETURN(Collection::Writer writer, c->Write());
+  ASSIGN_OR_RETURN(Collection::Writer writer, c.Write());
   if (tests) {
     // Replacing a record is writing over its owner's: only the owner may.
     for (const auto& [r, position] : unique) {
@@ -98,9 +114,9 @@ StatusOr<WriteResult> Engine::Upsert(std::string_view collection,
     batch.puts.push_back({r.id, doc, r.body, VectorBytes(r.vector)});
     ordered.push_back(std::move(r));
   }
-  ASSIGN_OR_RETURN(const std::uint64_t seq, impl_->store->Apply(collection, batch));
-  Status indexed = writer.Apply(seq, docs, std::move(ordered), impl_->options.threads, progress);
-  impl_->maintenance->Wake();
+  ASSIGN_OR_RETURN(const std::uint64_t seq, store->Apply(collection, batch));
+  Status indexed = writer.Apply(seq, docs, std::move(ordered), options.threads, progress);
+  maintenance->Wake();
   if (!indexed.ok()) {
     return Status::Internal("records are stored but indexing failed: " + indexed.message());
   }
@@ -124,10 +140,16 @@ StatusOr<WriteResult> Engine::Impl::RemoveDocs(Collection::Writer& writer,
 
 StatusOr<WriteResult> Engine::Delete(std::string_view collection, std::span<const std::string> ids,
                                      const std::optional<Scope>& scope) {
-  ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
+  return impl_->OnCurrent(collection,
+                          [&](Collection& c) { return impl_->DeleteIds(c, ids, scope); });
+}
+
+StatusOr<WriteResult> Engine::Impl::DeleteIds(Collection& c, std::span<const std::string> ids,
+                                              const std::optional<Scope>& scope) {
+  const std::string& collection = c.spec().name;
   ASSIGN_OR_RETURN(std::optional<engine::ScopeTests> tests,
-                   engine::MakeScopeTests(c->schema(), scope, collection));
-  ASSIGN_OR_RETURN(Collection::Writer writer, c->Write());
+                   engine::MakeScopeTests(c.schema(), scope, collection));
+  ASSIGN_OR_RETURN(Collection::Writer writer, c.Write());
   std::vector<std::uint32_t> docs;
   for (const std::string& id : ids) {
     std::optional<std::uint32_t> doc = writer.Find(id);
@@ -143,25 +165,26 @@ StatusOr<WriteResult> Engine::Delete(std::string_view collection, std::span<cons
   }
   std::sort(docs.begin(), docs.end());
   docs.erase(std::unique(docs.begin(), docs.end()), docs.end());
-  return impl_->RemoveDocs(writer, docs);
+  return RemoveDocs(writer, docs);
 }
 
 StatusOr<WriteResult> Engine::DeleteWhere(std::string_view collection, FilterDialect dialect,
                                           std::string_view filter_text,
                                           const std::optional<Scope>& scope) {
-  ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
-  Checked<filter::CompiledFilter> compiled = c->CompileFilter(dialect, filter_text);
-  if (!compiled.ok()) return Rejected(compiled.diagnostic());
-  if (scope) {
-    ASSIGN_OR_RETURN(filter::Node own, engine::ScopeOwnNode(c->schema(), *scope, collection));
-    compiled = engine::Restrict(&compiled.value(), std::move(own), c->spec().schema.get());
-  }
-  ASSIGN_OR_RETURN(Collection::Writer writer, c->Write());
-  // No other writer can change the collection now: the metadata index is
-  // read without the shared lock.
-  const roaring::Roaring matched = writer.metadata().Evaluate(compiled.value().optimized.root);
-  const std::vector<std::uint32_t> docs(matched.begin(), matched.end());
-  return impl_->RemoveDocs(writer, docs);
+  return impl_->OnCurrent(collection, [&](Collection& c) -> StatusOr<WriteResult> {
+    Checked<filter::CompiledFilter> compiled = c.CompileFilter(dialect, filter_text);
+    if (!compiled.ok()) return Rejected(compiled.diagnostic());
+    if (scope) {
+      ASSIGN_OR_RETURN(filter::Node own, engine::ScopeOwnNode(c.schema(), *scope, collection));
+      compiled = engine::Restrict(&compiled.value(), std::move(own), c.spec().schema.get());
+    }
+    ASSIGN_OR_RETURN(Collection::Writer writer, c.Write());
+    // No other writer can change the collection now: the metadata index is
+    // read without the shared lock.
+    const roaring::Roaring matched = writer.metadata().Evaluate(compiled.value().optimized.root);
+    const std::vector<std::uint32_t> docs(matched.begin(), matched.end());
+    return impl_->RemoveDocs(writer, docs);
+  });
 }
 
 }  // namespace engram

@@ -23,6 +23,7 @@ enum class Route {
   kCreateCollection,
   kGetCollection,
   kDropCollection,
+  kReembedCollection,
   kUpsertRecords,
   kGetRecord,
   kDeleteRecord,

@@ -11,6 +11,7 @@
 #include "server/http/auth.h"
 #include "server/http/server.h"
 #include "server/mcp/mcp_server.h"
+#include "server/mcp/memory_store.h"
 
 namespace engram::server::http {
 
@@ -84,9 +85,17 @@ int Serve(const ServeOptions& options, std::ostream& log) {
   }
   log << "auth: " << keys.Describe() << std::endl;
 
+  mcp::McpOptions mcp_options;
+  mcp_options.embedder = options.embedder;
+  if (Status s = mcp::CheckMemoryEmbedder(**engine, mcp_options.collection, options.embedder);
+      !s.ok()) {
+    log << "engram serve: --embedder: " << s.message() << std::endl;
+    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    return 2;
+  }
   int code = 0;
   {
-    mcp::McpServer mcp(engine->get(), mcp::McpOptions{});
+    mcp::McpServer mcp(engine->get(), mcp_options);
     ApiOptions api_options;
     api_options.limits = options.limits;
     api_options.max_in_flight = options.max_in_flight;

@@ -20,6 +20,7 @@ struct ServeOptions {
   // past `max_in_flight` gets a quick 503 instead of queueing unseen.
   std::size_t threads = 64;        // connections served at once
   std::size_t max_in_flight = 32;  // engine requests at once; more get 503
+  std::string embedder;            // the MCP memories collection's embedder spec; empty: none
   int read_timeout_seconds = 30;
   int write_timeout_seconds = 30;
 };

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "engram/engine.h"
+#include "server/mcp/memory_store.h"
 
 namespace engram::server::mcp {
 
@@ -29,7 +30,8 @@ std::size_t ServeStdio(McpServer& server, const Principal& principal, std::istre
   return messages;
 }
 
-int RunStdioServer(const std::string& db, std::istream& in, std::ostream& out, std::ostream& log) {
+int RunStdioServer(const std::string& db, const McpOptions& mcp_options, std::istream& in,
+                   std::ostream& out, std::ostream& log) {
   Engine::Options options;
   options.holder = "engram mcp";
   StatusOr<std::unique_ptr<Engine>> engine = Engine::Open(db, options);
@@ -37,7 +39,12 @@ int RunStdioServer(const std::string& db, std::istream& in, std::ostream& out, s
     log << "engram mcp: " << engine.status().message() << '\n';
     return 3;
   }
-  McpServer server(engine->get(), McpOptions{});
+  if (Status s = CheckMemoryEmbedder(**engine, mcp_options.collection, mcp_options.embedder);
+      !s.ok()) {
+    log << "engram mcp: --embedder: " << s.message() << '\n';
+    return 2;
+  }
+  McpServer server(engine->get(), mcp_options);
   Principal principal;
   principal.agent = "local";
   principal.admin = true;
