@@ -200,6 +200,22 @@ void RunQuality(const QualityOptions& o) {
                  r.params.empty() ? "-" : "`" + r.params + "`", r.scores.tune, r.scores.test,
                  r.scores.all);
     }
+    // How much the choice matters: each convex alpha, and weighted RRF's
+    // vector weight at k = 60, on both halves.
+    fmt::print("\nSensitivity (nDCG@10 on claims 1-{} / {}-{}):\n\n", o.tune, o.tune + 1,
+               s.queries.size());
+    fmt::print("| alpha (convex) | min-max | z-score |\n|---|---|---|\n");
+    for (std::size_t i = 0; i < minmax.size(); i += 2) {
+      const auto run = [&](const FusionSpec& f) {
+        return Evaluate(s, c, o.tune, [&](SearchRequest* r) {
+          r->mode = SearchMode::kHybrid;
+          r->fusion = f;
+        });
+      };
+      const Scores a = run(minmax[i]), b = run(zscore[i]);
+      fmt::print("| {:.1f} | {:.4f} / {:.4f} | {:.4f} / {:.4f} |\n", minmax[i].alpha, a.tune,
+                 a.test, b.tune, b.test);
+    }
     std::filesystem::remove_all(c.dir);
   }
 }
