@@ -64,6 +64,17 @@ int ReportStatus(const Status& status, std::ostream& err) {
   return 3;
 }
 
+bool ParseFusionOption(const std::string& text, std::optional<FusionSpec>* out, std::ostream& err) {
+  if (text.empty()) return true;
+  StatusOr<FusionSpec> fusion = ParseFusion(text);
+  if (!fusion.ok()) {
+    err << "engram: --fusion: " << fusion.status().message() << '\n';
+    return false;
+  }
+  *out = *fusion;
+  return true;
+}
+
 void AddEngineCommands(CLI::App* app, EngineOptions* o, std::string* run) {
   auto db = [o](CLI::App* cmd) {
     AddDbOption(cmd, &o->db, "the store directory (created if missing)");
@@ -161,14 +172,7 @@ int RunCollectionCreate(const EngineOptions& o, std::ostream& out, std::ostream&
   if (!ParseTextFields(o.text, &spec.text, err)) return 2;
   if (!o.vectors.empty() && !ParseVectors(o.vectors, &spec, err)) return 2;
   spec.embedder = o.embedder;
-  if (!o.fusion.empty()) {
-    StatusOr<FusionSpec> fusion = ParseFusion(o.fusion);
-    if (!fusion.ok()) {
-      err << "engram: --fusion: " << fusion.status().message() << '\n';
-      return 2;
-    }
-    spec.fusion = *fusion;
-  }
+  if (!ParseFusionOption(o.fusion, &spec.fusion, err)) return 2;
   StatusOr<std::unique_ptr<Engine>> engine = OpenStore(o.db, "engram collection create");
   if (!engine.ok()) return ReportStatus(engine.status(), err);
   if (Status s = (*engine)->CreateCollection(spec); !s.ok()) return ReportStatus(s, err);

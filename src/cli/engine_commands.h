@@ -13,6 +13,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "engram/engine.h"
 #include "engram/status.h"
 
 namespace engram::cli {
@@ -64,6 +65,10 @@ int RunDelete(const EngineOptions& o, std::istream& in, std::ostream& out, std::
 
 // The exit code for a failed Status (3 or 4), after printing it.
 int ReportStatus(const Status& status, std::ostream& err);
+
+// --fusion: empty leaves `*out` unset; false (after printing why) when
+// malformed.
+bool ParseFusionOption(const std::string& text, std::optional<FusionSpec>* out, std::ostream& err);
 
 }  // namespace engram::cli
 

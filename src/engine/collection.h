@@ -21,6 +21,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -66,6 +67,13 @@ struct PreparedRecord {
 };
 
 class CollectionEmbedder;
+
+// A vector as the store keeps it: its floats' bytes in host order.
+inline std::string VectorBytes(const std::vector<float>& vector) {
+  std::string bytes(vector.size() * sizeof(float), '\0');
+  if (!vector.empty()) std::memcpy(bytes.data(), vector.data(), bytes.size());
+  return bytes;
+}
 
 // The configuration document stored with a collection, and back.
 json::Value SpecToJson(const CollectionSpec& spec);

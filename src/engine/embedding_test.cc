@@ -49,8 +49,9 @@ class EmbeddingTest : public ::testing::Test {
   }
 
   static CollectionSpec Spec(const std::string& embedder) {
-    CollectionSpec spec{"notes", SchemaRef::Parse(R"({"fields":[]})").value(),
-                        {{"text", 1.0}}, 0, "cosine", "en", ""};
+    CollectionSpec spec{
+        "notes", SchemaRef::Parse(R"({"fields":[]})").value(), {{"text", 1.0}}, 0, "cosine", "en",
+        ""};
     spec.embedder = embedder;
     return spec;
   }
@@ -127,8 +128,7 @@ TEST_F(EmbeddingTest, ARecordWhoseTextGivesNoVectorIsRefused) {
   auto e = Open();
   ASSERT_NE(e, nullptr);
   ASSERT_TRUE(e->CreateCollection(Spec(kSmall)).ok());
-  StatusOr<WriteResult> w =
-      Put(*e, {Record(0, "hello world"), Record(1, ""), Record(2, "hello")});
+  StatusOr<WriteResult> w = Put(*e, {Record(0, "hello world"), Record(1, ""), Record(2, "hello")});
   ASSERT_TRUE(w.ok());
   ASSERT_TRUE(w->rejected);
   EXPECT_EQ(w->rejected_index, 1u);
@@ -195,8 +195,7 @@ TEST_F(EmbeddingTest, CreateRefusesWhatDoesNotFit) {
   ASSERT_NE(e, nullptr);
   CollectionSpec spec = Spec(kSmall);
   spec.vector_dim = 3;
-  EXPECT_EQ(e->CreateCollection(spec).message(),
-            "vectors: dimension 3 is not the embedder's (2)");
+  EXPECT_EQ(e->CreateCollection(spec).message(), "vectors: dimension 3 is not the embedder's (2)");
   spec = Spec(kSmall);
   spec.text.clear();
   EXPECT_EQ(e->CreateCollection(spec).message(),
@@ -218,8 +217,8 @@ TEST_F(EmbeddingTest, ReembedSwitchesModelsUnderConcurrentSearchesAndWrites) {
     ASSERT_TRUE(e->CreateCollection(Spec(kSmall)).ok());
     std::vector<std::string> records;
     for (std::size_t i = 0; i < 300; ++i) {
-      records.push_back(Record(i, kTexts[i % std::size(kTexts)] + std::string(" number ") +
-                                      std::to_string(i)));
+      records.push_back(
+          Record(i, kTexts[i % std::size(kTexts)] + std::string(" number ") + std::to_string(i)));
     }
     ASSERT_FALSE(Put(*e, records)->rejected);
 
@@ -240,8 +239,8 @@ TEST_F(EmbeddingTest, ReembedSwitchesModelsUnderConcurrentSearchesAndWrites) {
     }
     threads.emplace_back([&] {
       for (std::size_t i = 1000; !done.load(); ++i) {
-        StatusOr<WriteResult> w = Put(*e, {Record(i, "written during the switch " +
-                                                         std::to_string(i))});
+        StatusOr<WriteResult> w =
+            Put(*e, {Record(i, "written during the switch " + std::to_string(i))});
         if (!w.ok() || w->rejected) ++failed;
         ++writes;
       }
@@ -288,8 +287,8 @@ TEST_F(EmbeddingTest, ReembedSwitchesModelsUnderConcurrentSearchesAndWrites) {
 TEST_F(EmbeddingTest, ReembedNeedsTextFieldsAndLeavesNothingOnFailure) {
   auto e = Open();
   ASSERT_NE(e, nullptr);
-  CollectionSpec vectors_only{"plain", SchemaRef::Parse(R"({"fields":[]})").value(), {}, 2,
-                              "cosine", "en", ""};
+  CollectionSpec vectors_only{
+      "plain", SchemaRef::Parse(R"({"fields":[]})").value(), {}, 2, "cosine", "en", ""};
   ASSERT_TRUE(e->CreateCollection(vectors_only).ok());
   StatusOr<Engine::ReembedReport> r = e->Reembed("plain", ParseEmbedderSpec(kSmall).value());
   ASSERT_FALSE(r.ok());
@@ -297,8 +296,9 @@ TEST_F(EmbeddingTest, ReembedNeedsTextFieldsAndLeavesNothingOnFailure) {
 
   // A collection without an embedder gets one; a record whose text the new
   // model knows no word of makes the switch fail, and nothing changes.
-  CollectionSpec text_only{"texts", SchemaRef::Parse(R"({"fields":[]})").value(),
-                           {{"text", 1.0}}, 0, "cosine", "en", ""};
+  CollectionSpec text_only{
+      "texts", SchemaRef::Parse(R"({"fields":[]})").value(), {{"text", 1.0}}, 0, "cosine", "en",
+      ""};
   ASSERT_TRUE(e->CreateCollection(text_only).ok());
   std::vector<std::string> records = {R"({"id":"a","text":"hello world"})",
                                       R"({"id":"b","text":"\ud83d\ude42"})"};

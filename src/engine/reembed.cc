@@ -10,7 +10,6 @@
 // for its writer runs again on the new one (engine_impl.h OnCurrent).
 // A crash before the batch leaves the old collection; after it, the new.
 #include <chrono>
-#include <cstring>
 #include <limits>
 #include <map>
 #include <utility>
@@ -69,12 +68,6 @@ StatusOr<std::vector<PreparedRecord>> Embed(const Collection& fresh, const Rows&
     if (done) done(end);
   }
   return out;
-}
-
-std::string Bytes(const std::vector<float>& v) {
-  std::string b(v.size() * sizeof(float), '\0');
-  if (!v.empty()) std::memcpy(b.data(), v.data(), b.size());
-  return b;
 }
 
 }  // namespace
@@ -149,7 +142,7 @@ StatusOr<Engine::ReembedReport> Engine::Reembed(
   storage::WriteBatch batch;
   batch.puts.reserve(now.size());
   for (auto& [id, row] : now) {
-    batch.puts.push_back({id, row.doc, std::move(row.body), Bytes(vectors[id])});
+    batch.puts.push_back({id, row.doc, std::move(row.body), engine::VectorBytes(vectors[id])});
   }
   batch.config = json::Dump(engine::SpecToJson(next));
   ASSIGN_OR_RETURN(const std::uint64_t seq, store.Apply(name, batch));

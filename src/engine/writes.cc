@@ -44,12 +44,6 @@ std::vector<std::pair<PreparedRecord, std::size_t>> LastOfEachId(
   return unique;
 }
 
-std::string VectorBytes(const std::vector<float>& vector) {
-  std::string bytes(vector.size() * sizeof(float), '\0');
-  if (!vector.empty()) std::memcpy(bytes.data(), vector.data(), bytes.size());
-  return bytes;
-}
-
 }  // namespace
 
 StatusOr<WriteResult> Engine::Upsert(std::string_view collection,
@@ -111,7 +105,7 @@ StatusOr<WriteResult> Engine::Impl::Upsert(Collection& c, std::span<const std::s
   for (auto& [r, position] : unique) {
     const std::uint32_t doc = writer.Assign(r.id);
     docs.push_back(doc);
-    batch.puts.push_back({r.id, doc, r.body, VectorBytes(r.vector)});
+    batch.puts.push_back({r.id, doc, r.body, engine::VectorBytes(r.vector)});
     ordered.push_back(std::move(r));
   }
   ASSIGN_OR_RETURN(const std::uint64_t seq, store->Apply(collection, batch));
