@@ -13,6 +13,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "engram/engine.h"
 #include "engram/status.h"
 
 namespace engram::cli {
@@ -26,6 +27,7 @@ struct EngineOptions {
   std::string vectors;  // DIM:METRIC
   std::string language = "en";
   std::string time_field;
+  std::string embedder;  // also collection reembed
   // ingest
   std::string file;
   std::size_t batch = 10000;
@@ -41,6 +43,7 @@ struct EngineOptions {
   std::string filter_mode = "auto";
   std::optional<double> threshold;
   std::optional<double> score_threshold;
+  std::string fusion;  // METHOD[:NAME=VALUE,...]
   std::string anchor;
   bool explain = false;
   bool impact = false;
@@ -55,12 +58,17 @@ void AddEngineCommands(CLI::App* app, EngineOptions* options, std::string* run);
 
 int RunCollectionCreate(const EngineOptions& o, std::ostream& out, std::ostream& err);
 int RunCollectionList(const EngineOptions& o, std::ostream& out, std::ostream& err);
+int RunCollectionReembed(const EngineOptions& o, std::ostream& out, std::ostream& err);
 int RunIngest(const EngineOptions& o, std::ostream& out, std::ostream& err);
 int RunSearch(const EngineOptions& o, std::istream& in, std::ostream& out, std::ostream& err);
 int RunDelete(const EngineOptions& o, std::istream& in, std::ostream& out, std::ostream& err);
 
 // The exit code for a failed Status (3 or 4), after printing it.
 int ReportStatus(const Status& status, std::ostream& err);
+
+// --fusion: empty leaves `*out` unset; false (after printing why) when
+// malformed.
+bool ParseFusionOption(const std::string& text, std::optional<FusionSpec>* out, std::ostream& err);
 
 }  // namespace engram::cli
 
