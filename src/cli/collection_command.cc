@@ -93,6 +93,17 @@ bool ParseRanking(const EngineOptions& o, std::optional<DecaySpec>* decay,
   return true;
 }
 
+bool ParseFusionOption(const std::string& text, std::optional<FusionSpec>* out, std::ostream& err) {
+  if (text.empty()) return true;
+  StatusOr<FusionSpec> fusion = ParseFusion(text);
+  if (!fusion.ok()) {
+    err << "engram: --fusion: " << fusion.status().message() << '\n';
+    return false;
+  }
+  *out = *fusion;
+  return true;
+}
+
 void AddEngineCommands(CLI::App* app, EngineOptions* o, std::string* run) {
   auto db = [o](CLI::App* cmd) {
     AddDbOption(cmd, &o->db, "the store directory (created if missing)");
@@ -117,7 +128,19 @@ void AddEngineCommands(CLI::App* app, EngineOptions* o, std::string* run) {
   create->add_option("--dedup", o->dedup,
                      "deduplication on write, per owner: off, exact (normalised text) or "
                      "near:THRESHOLD (vector similarity)");
+  create->add_option("--embedder", o->embedder,
+                     "embed the text fields of records without a vector, and queries: "
+                     "model2vec:DIR | fasttext:FILE | openai:URL#MODEL[?key_env=VAR&dimensions=N]");
+  create->add_option("--fusion", o->fusion,
+                     "the default fusion of hybrid searches (as search --fusion)");
   create->callback([run] { *run = "collection create"; });
+  CLI::App* reembed = coll->add_subcommand(
+      "reembed", "Switch a collection to another embedder (searches go on meanwhile)");
+  db(reembed);
+  collection(reembed);
+  reembed->add_option("--embedder", o->embedder, "the new embedder spec")->required();
+  reembed->add_flag("--json", o->json, "print the summary as JSON");
+  reembed->callback([run] { *run = "collection reembed"; });
   CLI::App* list = coll->add_subcommand("list", "List the collections with their sizes");
   db(list);
   list->add_flag("--json", o->json, "one JSON document");
@@ -152,6 +175,9 @@ void AddEngineCommands(CLI::App* app, EngineOptions* o, std::string* run) {
       ->check(CLI::NonNegativeNumber);
   search->add_option("--score-threshold", o->score_threshold, "a relevance floor in [0, 1]")
       ->check(CLI::Range(0.0, 1.0));
+  search->add_option("--fusion", o->fusion,
+                     "hybrid fusion: rrf[:k=60] | weighted_rrf:text=W,vector=W[,k=60] | "
+                     "convex:alpha=A[,normalization=min_max|z_score]");
   search->add_option("--anchor", o->anchor, "the date of temporal hints, YYYY-MM-DD");
   AddRankingOptions(search, o, "");
   search->add_flag("--explain", o->explain, "show the plan, counts and timings");
@@ -188,10 +214,39 @@ int RunCollectionCreate(const EngineOptions& o, std::ostream& out, std::ostream&
     }
     spec.dedup = *dedup;
   }
+  spec.embedder = o.embedder;
+  if (!ParseFusionOption(o.fusion, &spec.fusion, err)) return 2;
   StatusOr<std::unique_ptr<Engine>> engine = OpenStore(o.db, "engram collection create");
   if (!engine.ok()) return ReportStatus(engine.status(), err);
   if (Status s = (*engine)->CreateCollection(spec); !s.ok()) return ReportStatus(s, err);
   out << "created collection '" << spec.name << "' in " << o.db << '\n';
+  return 0;
+}
+
+int RunCollectionReembed(const EngineOptions& o, std::ostream& out, std::ostream& err) {
+  StatusOr<EmbedderSpec> spec = ParseEmbedderSpec(o.embedder);
+  if (!spec.ok()) return ReportStatus(spec.status(), err);
+  StatusOr<std::unique_ptr<Engine>> engine = OpenStore(o.db, "engram collection reembed");
+  if (!engine.ok()) return ReportStatus(engine.status(), err);
+  StatusOr<Engine::ReembedReport> report = (*engine)->Reembed(o.collection, *spec);
+  if (!report.ok()) return ReportStatus(report.status(), err);
+  const EmbedderIdentity& id = report->identity;
+  if (o.json) {
+    out << Dump(Json{{"ok", true},
+                     {"collection", o.collection},
+                     {"records", report->records},
+                     {"embedder",
+                      {{"kind", id.kind},
+                       {"model", id.model},
+                       {"dimension", id.dimension},
+                       {"fingerprint", id.fingerprint}}},
+                     {"seconds", report->seconds}})
+        << '\n';
+  } else {
+    out << "re-embedded " << report->records << " records of '" << o.collection << "' with "
+        << id.kind << " " << id.model << " (" << id.dimension << "-d) in " << report->seconds
+        << " s\n";
+  }
   return 0;
 }
 
@@ -209,6 +264,8 @@ int RunCollectionList(const EngineOptions& o, std::ostream& out, std::ostream& e
       if (!info.spec.text.empty()) out << ", text " << text.dump();
       if (info.spec.vector_dim > 0)
         out << ", vectors " << info.spec.vector_dim << ':' << info.spec.metric;
+      if (!info.spec.embedder.empty()) out << ", embedder " << info.spec.embedder;
+      if (info.spec.fusion) out << ", fusion " << FusionText(*info.spec.fusion);
       out << '\n';
       continue;
     }
@@ -219,6 +276,15 @@ int RunCollectionList(const EngineOptions& o, std::ostream& out, std::ostream& e
     if (info.spec.decay) c["decay"] = DecayText(*info.spec.decay);
     if (info.spec.boost) c["boost"] = BoostText(*info.spec.boost);
     if (info.spec.dedup.mode != DedupMode::kOff) c["dedup"] = DedupText(info.spec.dedup);
+    if (!info.spec.embedder.empty()) {
+      const EmbedderIdentity& id = info.spec.embedder_identity;
+      c["embedder"] = {{"spec", info.spec.embedder},
+                       {"kind", id.kind},
+                       {"model", id.model},
+                       {"dimension", id.dimension},
+                       {"fingerprint", id.fingerprint}};
+    }
+    if (info.spec.fusion) c["fusion"] = FusionText(*info.spec.fusion);
     list.push_back(c);
   }
   if (o.json) {

@@ -28,9 +28,10 @@ struct EngineOptions {
   std::string language = "en";
   std::string time_field;
   // collection create (defaults) and search: ranking (engine.h, DecaySpec)
-  std::string decay;  // FIELD:exp|gauss|linear:SCALE[:OFFSET[:FLOOR]] | off
-  std::string boost;  // FIELD[:WEIGHT] | off
-  std::string dedup;  // collection create: off | exact | near:THRESHOLD
+  std::string decay;     // FIELD:exp|gauss|linear:SCALE[:OFFSET[:FLOOR]] | off
+  std::string boost;     // FIELD[:WEIGHT] | off
+  std::string dedup;     // collection create: off | exact | near:THRESHOLD
+  std::string embedder;  // also collection reembed
   // ingest
   std::string file;
   std::size_t batch = 10000;
@@ -46,6 +47,7 @@ struct EngineOptions {
   std::string filter_mode = "auto";
   std::optional<double> threshold;
   std::optional<double> score_threshold;
+  std::string fusion;  // METHOD[:NAME=VALUE,...]
   std::string anchor;
   bool explain = false;
   bool impact = false;
@@ -60,6 +62,7 @@ void AddEngineCommands(CLI::App* app, EngineOptions* options, std::string* run);
 
 int RunCollectionCreate(const EngineOptions& o, std::ostream& out, std::ostream& err);
 int RunCollectionList(const EngineOptions& o, std::ostream& out, std::ostream& err);
+int RunCollectionReembed(const EngineOptions& o, std::ostream& out, std::ostream& err);
 int RunIngest(const EngineOptions& o, std::ostream& out, std::ostream& err);
 int RunSearch(const EngineOptions& o, std::istream& in, std::ostream& out, std::ostream& err);
 int RunDelete(const EngineOptions& o, std::istream& in, std::ostream& out, std::ostream& err);
@@ -72,6 +75,10 @@ bool ParseRanking(const EngineOptions& o, std::optional<DecaySpec>* decay,
 
 // The exit code for a failed Status (3 or 4), after printing it.
 int ReportStatus(const Status& status, std::ostream& err);
+
+// --fusion: empty leaves `*out` unset; false (after printing why) when
+// malformed.
+bool ParseFusionOption(const std::string& text, std::optional<FusionSpec>* out, std::ostream& err);
 
 }  // namespace engram::cli
 

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "engine/collection.h"
+#include "engine/internal.h"
 #include "engine/ranking.h"
 #include "vector/metric.h"
 #include "vector/vector_store.h"
@@ -107,6 +108,19 @@ Status ValidateSpec(const CollectionSpec& spec) {
   if (spec.boost && !spec.boost->field.empty()) {
     if (Status s = ParseBoost(BoostText(*spec.boost)).status(); !s.ok()) return s;
   }
+  if (!spec.embedder.empty()) {
+    if (spec.text.empty()) {
+      return Status::InvalidArgument("embedder: the collection needs text fields to embed");
+    }
+    if (spec.vector_dim != spec.embedder_identity.dimension) {
+      return Status::InvalidArgument("vectors: dimension " + std::to_string(spec.vector_dim) +
+                                     " is not the embedder's (" +
+                                     std::to_string(spec.embedder_identity.dimension) + ")");
+    }
+  }
+  if (spec.fusion) {
+    if (Status s = ToInternal(*spec.fusion).status(); !s.ok()) return s;
+  }
   return Status::Ok();
 }
 
@@ -124,6 +138,15 @@ json::Value SpecToJson(const CollectionSpec& spec) {
   if (spec.decay) doc["decay"] = DecayText(*spec.decay);
   if (spec.boost) doc["boost"] = BoostText(*spec.boost);
   if (spec.dedup.mode != DedupMode::kOff) doc["dedup"] = DedupText(spec.dedup);
+  if (!spec.embedder.empty()) {
+    const EmbedderIdentity& id = spec.embedder_identity;
+    doc["embedder"] = {{"spec", spec.embedder},
+                       {"kind", id.kind},
+                       {"model", id.model},
+                       {"dimension", id.dimension},
+                       {"fingerprint", id.fingerprint}};
+  }
+  if (spec.fusion) doc["fusion"] = FusionText(*spec.fusion);
   return doc;
 }
 
@@ -163,6 +186,18 @@ StatusOr<CollectionSpec> SpecFromJson(std::string_view config) {
       StatusOr<BoostSpec> boost = ParseBoost(it->get<std::string>());
       if (!boost.ok()) return corrupt(boost.status().message());
       spec.boost = *boost;
+    }
+    if (doc.contains("embedder")) {
+      const json::Value& e = doc.at("embedder");
+      spec.embedder = e.at("spec").get<std::string>();
+      spec.embedder_identity = {e.at("kind").get<std::string>(), e.at("model").get<std::string>(),
+                                e.at("dimension").get<std::size_t>(),
+                                e.at("fingerprint").get<std::string>()};
+    }
+    if (doc.contains("fusion")) {
+      StatusOr<FusionSpec> fusion = ParseFusion(doc.at("fusion").get<std::string>());
+      if (!fusion.ok()) return corrupt(fusion.status().message());
+      spec.fusion = *fusion;
     }
     if (Status s = ValidateSpec(spec); !s.ok()) return corrupt(s.message());
     return spec;
