@@ -84,6 +84,11 @@ void AddEngineCommands(CLI::App* app, EngineOptions* o, std::string* run) {
   create->add_option("--language", o->language, "stemming of text fields: en, nl or none")
       ->check(CLI::IsMember({"en", "nl", "none"}));
   create->add_option("--time-field", o->time_field, "a datetime field for temporal hints");
+  create
+      ->add_option("--ttl-field", o->ttl_field,
+                   "a datetime field: records expire at it (preset:notes: expires_at; '' for "
+                   "none)")
+      ->each([o](const std::string&) { o->has_ttl_field = true; });
   create->callback([run] { *run = "collection create"; });
   CLI::App* list = coll->add_subcommand("list", "List the collections with their sizes");
   db(list);
@@ -142,7 +147,11 @@ int RunCollectionCreate(const EngineOptions& o, std::ostream& out, std::ostream&
     err << "engram: --schema: " << schema.status().message() << '\n';
     return 2;
   }
-  CollectionSpec spec{o.collection, *schema, {}, 0, "cosine", o.language, o.time_field};
+  CollectionSpec spec{
+      o.collection, *schema,
+      {},           0,
+      "cosine",     o.language,
+      o.time_field, o.has_ttl_field ? o.ttl_field : std::string(DefaultTtlField(o.schema))};
   if (!ParseTextFields(o.text, &spec.text, err)) return 2;
   if (!o.vectors.empty() && !ParseVectors(o.vectors, &spec, err)) return 2;
   StatusOr<std::unique_ptr<Engine>> engine = OpenStore(o.db, "engram collection create");

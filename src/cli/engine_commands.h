@@ -26,6 +26,8 @@ struct EngineOptions {
   std::string vectors;  // DIM:METRIC
   std::string language = "en";
   std::string time_field;
+  std::string ttl_field;
+  bool has_ttl_field = false;  // given, perhaps empty (no expiry)
   // ingest
   std::string file;
   std::size_t batch = 10000;

@@ -34,6 +34,9 @@ Collection::Collection(CollectionSpec spec)
   if (!spec_.time_field.empty()) {
     if (const Field* f = schema().Find(spec_.time_field)) time_slot_ = f->slot;
   }
+  if (!spec_.ttl_field.empty()) {
+    if (const Field* f = schema().Find(spec_.ttl_field)) ttl_slot_ = f->slot;
+  }
 }
 
 text::TextIndexOptions Collection::TextOptions() const {

@@ -75,6 +75,13 @@ Status ValidateSpec(const CollectionSpec& spec) {
                                      "' is not a datetime field of the schema");
     }
   }
+  if (!spec.ttl_field.empty()) {
+    const Field* f = schema.Find(spec.ttl_field);
+    if (!f || f->type != FieldType::kDatetime) {
+      return Status::InvalidArgument("ttl_field: '" + spec.ttl_field +
+                                     "' is not a datetime field of the schema");
+    }
+  }
   return Status::Ok();
 }
 
@@ -88,7 +95,8 @@ json::Value SpecToJson(const CollectionSpec& spec) {
                      {"vector_dim", spec.vector_dim},
                      {"metric", spec.metric},
                      {"language", spec.language},
-                     {"time_field", spec.time_field}};
+                     {"time_field", spec.time_field},
+                     {"ttl_field", spec.ttl_field}};
   return doc;
 }
 
@@ -105,7 +113,7 @@ StatusOr<CollectionSpec> SpecFromJson(std::string_view config) {
     if (doc.at("version").get<int>() != 1) return corrupt("unknown version");
     Checked<SchemaRef> schema = SchemaRef::Parse(json::Dump(doc.at("schema")));
     if (!schema.ok()) return corrupt(schema.diagnostic().message);
-    CollectionSpec spec{doc.at("name").get<std::string>(), schema.value(), {}, 0, "", "", ""};
+    CollectionSpec spec{doc.at("name").get<std::string>(), schema.value(), {}, 0, "", "", "", ""};
     for (const json::Value& f : doc.at("text")) {
       spec.text.push_back({f.at("name").get<std::string>(), f.at("weight").get<double>()});
     }
@@ -113,6 +121,9 @@ StatusOr<CollectionSpec> SpecFromJson(std::string_view config) {
     spec.metric = doc.at("metric").get<std::string>();
     spec.language = doc.at("language").get<std::string>();
     spec.time_field = doc.at("time_field").get<std::string>();
+    // Stores written before expiry existed have no ttl_field: none.
+    if (auto ttl = doc.find("ttl_field"); ttl != doc.end())
+      spec.ttl_field = ttl->get<std::string>();
     if (Status s = ValidateSpec(spec); !s.ok()) return corrupt(s.message());
     return spec;
   } catch (const json::Value::exception& e) {

@@ -55,6 +55,9 @@ struct Engine::Impl {
   // The open collection `name`, or NotFound.
   StatusOr<std::shared_ptr<engine::Collection>> Find(std::string_view name) const;
 
+  // Now, from options.clock (expiry).
+  Datetime Now() const;
+
   RecoveryReport recovery;
   // Loads one collection from the store (recovery.cc), adding to `recovery`.
   StatusOr<std::shared_ptr<engine::Collection>> Load(const storage::CollectionRow& row);

@@ -35,7 +35,7 @@ StatusOr<std::optional<std::string>> Engine::Get(std::string_view collection, st
                                                  const std::optional<std::string>& agent) const {
   ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
   ASSIGN_OR_RETURN(std::optional<engine::ScopeTests> tests,
-                   engine::MakeScopeTests(c->schema(), scope, collection));
+                   engine::MakeScopeTests(*c, scope, impl_->Now()));
   const Collection::Reader reader = c->Read();
   ASSIGN_OR_RETURN(std::optional<std::uint32_t> doc,
                    engine::ResolveId(reader, *c, id, scope, tests, agent, /*read=*/true));
@@ -167,7 +167,7 @@ StatusOr<SearchResponse> Engine::Search(std::string_view collection,
     r.dialect = ToInternal(dialect);
   }
   ASSIGN_OR_RETURN(std::optional<filter::CompiledFilter> read,
-                   engine::ReadFilter(c->spec().schema.get(), request.scope, collection));
+                   engine::VisibleFilter(*c, request.scope, impl_->Now()));
   if (read) r.scope = &*read;
   if (!request.query && !request.vector) {
     if (request.k == 0 || request.k > search::kMaxK) {

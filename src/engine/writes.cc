@@ -57,7 +57,7 @@ StatusOr<WriteResult> Engine::Upsert(std::string_view collection,
                                      const std::optional<Scope>& scope) {
   ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
   ASSIGN_OR_RETURN(std::optional<engine::ScopeTests> tests,
-                   engine::MakeScopeTests(c->schema(), scope, collection));
+                   engine::MakeScopeTests(*c, scope, impl_->Now()));
   // Check every record before anything is written: a rejected batch writes nothing.
   std::vector<PreparedRecord> prepared;
   prepared.reserve(records.size());
@@ -102,13 +102,8 @@ StatusOr<WriteResult> Engine::Upsert(std::string_view collection,
 StatusOr<WriteResult> Engine::Impl::RemoveDocs(Collection::Writer& writer,
                                                const std::vector<std::uint32_t>& docs) {
   WriteResult result;
-  if (docs.empty()) return result;
-  storage::WriteBatch batch;
-  for (const std::uint32_t doc : docs) batch.removes.push_back(writer.key_of(doc));
-  ASSIGN_OR_RETURN(const std::uint64_t seq, store->Apply(writer.collection().spec().name, batch));
-  writer.Remove(seq, docs);
-  maintenance->Wake();
-  result.written = docs.size();
+  ASSIGN_OR_RETURN(result.written, engine::RemoveStored(*store, writer, docs));
+  if (result.written > 0) maintenance->Wake();
   return result;
 }
 
@@ -117,7 +112,7 @@ StatusOr<WriteResult> Engine::Delete(std::string_view collection, std::span<cons
                                      const std::optional<std::string>& agent) {
   ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
   ASSIGN_OR_RETURN(std::optional<engine::ScopeTests> tests,
-                   engine::MakeScopeTests(c->schema(), scope, collection));
+                   engine::MakeScopeTests(*c, scope, impl_->Now()));
   ASSIGN_OR_RETURN(Collection::Writer writer, c->Write());
   std::vector<std::uint32_t> docs;
   for (const std::string& id : ids) {

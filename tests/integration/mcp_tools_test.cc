@@ -412,7 +412,7 @@ TEST_F(McpToolsTest, RetrieveRunsANamedConfiguration) {
   ASSERT_TRUE(schema.ok());
   ASSERT_TRUE(engine_
                   ->CreateCollection(CollectionSpec{
-                      "lore", schema.value(), {{"text", 1.0}}, 0, "cosine", "en", ""})
+                      "lore", schema.value(), {{"text", 1.0}}, 0, "cosine", "en", "", ""})
                   .ok());
   const std::string records[] = {
       R"({"id":"k1","region":"north","text":"The dragon sleeps under the northern mountain"})",

@@ -84,12 +84,16 @@ Decoded<CollectionSpec> DecodeCollectionSpec(const json& body, const Limits& /*l
     std::string metric = "cosine";
     std::string language = "en";
     std::string time_field;
+    std::optional<std::string> ttl_field;
   } spec;
   if (r.Require("name")) r.String("name", &spec.name, 64);
+  const bool ttl_given = body.is_object() && body.contains("ttl_field");
   std::optional<SchemaRef> schema;
   if (const json* s = r.Require("schema"); s != nullptr) {
     if (s->is_string()) {
       const std::string& name = s->get_ref<const std::string&>();
+      // A preset's TTL field unless the body names one ("" or null: none).
+      if (!ttl_given) spec.ttl_field = std::string(DefaultTtlField(name));
       if (name.rfind("preset:", 0) != 0) {
         r.Fail("schema", "expected \"preset:memory\", \"preset:notes\" or a schema object");
       } else if (StatusOr<SchemaRef> loaded = SchemaRef::Load(name); loaded.ok()) {
@@ -134,9 +138,11 @@ Decoded<CollectionSpec> DecodeCollectionSpec(const json& body, const Limits& /*l
   }
   r.Enum("language", &spec.language, {"en", "nl", "none"});
   r.String("time_field", &spec.time_field, 64);
+  if (ttl_given) r.String("ttl_field", &spec.ttl_field.emplace(), 64);
   if (!r.Finish()) return r.problem();
-  return CollectionSpec{std::move(spec.name), *schema,       std::move(spec.text), spec.vector_dim,
-                        spec.metric,          spec.language, spec.time_field};
+  return CollectionSpec{
+      std::move(spec.name), *schema,       std::move(spec.text), spec.vector_dim,
+      spec.metric,          spec.language, spec.time_field,      spec.ttl_field.value_or("")};
 }
 
 Decoded<UpsertBody> DecodeUpsert(const json& body, const Limits& limits) {

@@ -20,7 +20,8 @@ Status MemoryStore::Ensure() {
                             0,
                             "cosine",
                             "en",
-                            "timestamp"};
+                            "timestamp",
+                            ""};
   Status created = engine_->CreateCollection(spec);
   // AlreadyExists: another process (or `engram serve` on the same store)
   // created it between our look and our create.
