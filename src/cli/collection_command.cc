@@ -139,6 +139,39 @@ void AddEngineCommands(CLI::App* app, EngineOptions* o, std::string* run) {
   del->add_option("--dialect", o->dialect, "the filter's dialect");
   del->add_flag("--json", o->json, "print the result as JSON");
   del->callback([run] { *run = "delete"; });
+
+  auto selection = [o](CLI::App* cmd) {
+    cmd->add_option("--filter", o->filter, "a filter (JSON text, in --dialect)");
+    cmd->add_option("--dialect", o->dialect,
+                    "the filter's dialect: retrieve | expr_v1 | vector_filter | search_memory");
+    cmd->add_flag("--json", o->json, "one JSON document");
+  };
+  CLI::App* pages = app->add_subcommand("list", "List records page by page, in an order");
+  db(pages);
+  collection(pages);
+  selection(pages);
+  pages->add_option("--order-by", o->order_by,
+                    "FIELD[:asc|desc] (default: the time field, newest first; else by id)");
+  pages->add_option("--page-size", o->page_size, "records per page")
+      ->check(CLI::Range(std::size_t{1}, kMaxPageSize));
+  pages->add_option("--page-token", o->page_token, "next_page_token of the previous page");
+  pages->callback([run] { *run = "list"; });
+  CLI::App* count = app->add_subcommand("count", "Count the records passing a filter");
+  db(count);
+  collection(count);
+  selection(count);
+  count->callback([run] { *run = "count"; });
+  CLI::App* facets = app->add_subcommand("facets", "Top values, or counts per range, of one field");
+  db(facets);
+  collection(facets);
+  selection(facets);
+  facets->add_option("--field", o->field, "the field")->required();
+  facets->add_option("--top", o->top, "how many values (string, bool, set<string> fields)")
+      ->check(CLI::Range(std::size_t{1}, kMaxFacetTop));
+  facets->add_option("--ranges", o->ranges,
+                     "FROM..TO,... for int, float, datetime fields: from inclusive, to "
+                     "exclusive, either side may be empty");
+  facets->callback([run] { *run = "facets"; });
 }
 
 int RunCollectionCreate(const EngineOptions& o, std::ostream& out, std::ostream& err) {
@@ -175,6 +208,7 @@ int RunCollectionList(const EngineOptions& o, std::ostream& out, std::ostream& e
       if (!info.spec.text.empty()) out << ", text " << text.dump();
       if (info.spec.vector_dim > 0)
         out << ", vectors " << info.spec.vector_dim << ':' << info.spec.metric;
+      if (!info.spec.ttl_field.empty()) out << ", expires at " << info.spec.ttl_field;
       out << '\n';
       continue;
     }
@@ -182,6 +216,7 @@ int RunCollectionList(const EngineOptions& o, std::ostream& out, std::ostream& e
     if (info.spec.vector_dim > 0) {
       c["vectors"] = {{"dim", info.spec.vector_dim}, {"metric", info.spec.metric}};
     }
+    if (!info.spec.ttl_field.empty()) c["ttl_field"] = info.spec.ttl_field;
     list.push_back(c);
   }
   if (o.json) {

@@ -1,7 +1,7 @@
 // The commands that work on a store directory through the public engine API:
-// `collection create|list`, `ingest`, `search` and `delete` (README "Using
-// the engine"). Exit codes: 0 success, 1 input rejected (a located error),
-// 2 usage, 3 the store failed (I/O, corruption), 4 not found.
+// `collection create|list`, `ingest`, `search`, `delete`, `list`, `count`
+// and `facets` (README "Using the engine"). Exit codes: 0 success, 1 input rejected (a located
+// error), 2 usage, 3 the store failed (I/O, corruption), 4 not found.
 #ifndef ENGRAM_CLI_ENGINE_COMMANDS_H_
 #define ENGRAM_CLI_ENGINE_COMMANDS_H_
 
@@ -13,6 +13,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "engram/engine.h"
 #include "engram/status.h"
 
 namespace engram::cli {
@@ -49,6 +50,13 @@ struct EngineOptions {
   bool json = false;
   // delete
   std::vector<std::string> ids;
+  // list, count, facets
+  std::string order_by;
+  std::size_t page_size = 50;
+  std::string page_token;
+  std::string field;
+  std::size_t top = 10;
+  std::string ranges;  // FROM..TO,... (either side may be empty)
 };
 
 // Registers the commands; `*run` is set to the one to execute ("collection
@@ -60,6 +68,12 @@ int RunCollectionList(const EngineOptions& o, std::ostream& out, std::ostream& e
 int RunIngest(const EngineOptions& o, std::ostream& out, std::ostream& err);
 int RunSearch(const EngineOptions& o, std::istream& in, std::ostream& out, std::ostream& err);
 int RunDelete(const EngineOptions& o, std::istream& in, std::ostream& out, std::ostream& err);
+int RunList(const EngineOptions& o, std::ostream& out, std::ostream& err);
+int RunCount(const EngineOptions& o, std::ostream& out, std::ostream& err);
+int RunFacets(const EngineOptions& o, std::ostream& out, std::ostream& err);
+
+// --dialect for --filter (required with one); false after printing why.
+bool ParseDialect(const EngineOptions& o, std::optional<FilterDialect>* dialect, std::ostream& err);
 
 // The exit code for a failed Status (3 or 4), after printing it.
 int ReportStatus(const Status& status, std::ostream& err);

@@ -276,8 +276,8 @@ StatusOr<FacetResponse> Engine::Facets(std::string_view collection,
       const std::optional<Value> literal = RangeLiteral(**bound, field->type);
       const std::string path = "ranges[" + std::to_string(i) + "]." + side;
       if (!literal) {
-        response.rejected =
-            Invalid(path, path + ": '" + **bound + "' is not a " + type + " literal");
+        response.rejected = Invalid(path, path + ": '" + **bound + "' is not a value of " + type +
+                                              " field '" + field->name + "'");
         return response;
       }
       (std::string_view(side) == "from" ? leaf.lo : leaf.hi) = filter::Bound{*literal, inclusive};

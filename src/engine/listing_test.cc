@@ -194,7 +194,7 @@ TEST_F(ListingTest, BadRequestsAreLocated) {
   const std::optional<Diagnostic> bad = engine_->Facets("notes", f)->rejected;
   ASSERT_TRUE(bad);
   EXPECT_EQ(bad->path, "ranges[0].to");
-  EXPECT_EQ(bad->message, "ranges[0].to: 'x' is not a float literal");
+  EXPECT_EQ(bad->message, "ranges[0].to: 'x' is not a value of float field 'importance'");
   EXPECT_EQ(engine_->List("nope", ListRequest{}).status().code(), StatusCode::kNotFound);
 }
 
