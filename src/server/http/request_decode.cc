@@ -235,6 +235,68 @@ Decoded<SearchRequest> DecodeSearch(const json& body, const Limits& limits) {
   return Finish(r, std::move(req));
 }
 
+namespace {
+// The filter and dialect of a listing, count or facets body.
+RecordSelection ReadSelection(ObjectReader& r, const Limits& limits) {
+  RecordSelection s;
+  FilterDialect dialect = FilterDialect::kRetrieve;
+  if (ReadFilterAndDialect(r, limits, &s.filter, &dialect, std::nullopt)) {
+    s.dialect = dialect;
+  } else {
+    s.filter.clear();
+  }
+  return s;
+}
+}  // namespace
+
+Decoded<ListRequest> DecodeList(const json& body, const Limits& limits) {
+  ObjectReader r(body, "$");
+  ListRequest req;
+  req.selection = ReadSelection(r, limits);
+  r.String("order_by", &req.order_by, 128);
+  r.Size("page_size", &req.page_size, 1, kMaxPageSize);
+  r.String("page_token", &req.page_token, kMaxPageTokenBytes);
+  return Finish(r, std::move(req));
+}
+
+Decoded<RecordSelection> DecodeCount(const json& body, const Limits& limits) {
+  ObjectReader r(body, "$");
+  RecordSelection s = ReadSelection(r, limits);
+  return Finish(r, std::move(s));
+}
+
+Decoded<FacetRequest> DecodeFacets(const json& body, const Limits& limits) {
+  ObjectReader r(body, "$");
+  FacetRequest req;
+  req.selection = ReadSelection(r, limits);
+  if (r.Require("field")) r.String("field", &req.field, 64);
+  r.Size("top", &req.top, 1, kMaxFacetTop);
+  if (const json* ranges = r.Get("ranges"); ranges != nullptr) {
+    if (!ranges->is_array() || ranges->empty() || ranges->size() > kMaxFacetRanges) {
+      r.Fail("ranges", "expected an array of 1 to " + std::to_string(kMaxFacetRanges) +
+                           " {from, to} objects");
+    }
+    for (std::size_t i = 0; r.ok() && i < ranges->size(); ++i) {
+      ObjectReader range((*ranges)[i], JsonPathIndex(r.PathOf("ranges"), i));
+      FacetRange out;
+      for (const char* side : {"from", "to"}) {
+        const json* v = range.Get(side);
+        if (v == nullptr) continue;
+        if (v->is_number()) {
+          (std::string_view(side) == "from" ? out.from : out.to) = v->dump();
+        } else if (v->is_string() && v->get_ref<const std::string&>().size() <= 64) {
+          (std::string_view(side) == "from" ? out.from : out.to) = v->get<std::string>();
+        } else {
+          range.Fail(side, "expected a number or a datetime string, got " + JsonTypeName(*v));
+        }
+      }
+      if (!range.Finish()) r.Fail(range.problem());
+      req.ranges.push_back(std::move(out));
+    }
+  }
+  return Finish(r, std::move(req));
+}
+
 Decoded<FilterBody> DecodeFilter(const json& body, const Limits& limits, bool translate) {
   ObjectReader r(body, "$");
   FilterBody out;
@@ -297,6 +359,12 @@ std::optional<Problem> CheckRequest(std::string_view method, std::string_view pa
       return problem_of(DecodeDelete(doc.value(), limits));
     case Route::kSearch:
       return problem_of(DecodeSearch(doc.value(), limits));
+    case Route::kListRecords:
+      return problem_of(DecodeList(doc.value(), limits));
+    case Route::kCountRecords:
+      return problem_of(DecodeCount(doc.value(), limits));
+    case Route::kFacetRecords:
+      return problem_of(DecodeFacets(doc.value(), limits));
     case Route::kCheckFilter:
       return problem_of(DecodeFilter(doc.value(), limits, false));
     case Route::kTranslateFilter:
