@@ -39,11 +39,11 @@
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
-#include <sys/resource.h>
 #include <time.h>
 
 #include "common/cli.h"
 #include "common/format.h"
+#include "common/measure.h"
 #include "engram/engine.h"
 #include "storage/store.h"
 #include "workload.h"
@@ -76,28 +76,12 @@ double Seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
 }
 
-// CPU seconds (user + system, all threads) this process has used: beside
-// the wall time, what a phase costs when the cores are shared.
-double CpuSeconds() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  auto s = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec * 1e-6; };
-  return s(u.ru_utime) + s(u.ru_stime);
-}
-
 // CPU seconds of the calling thread: a search's own cost, without the time
 // it waited for a core.
 double ThreadCpuSeconds() {
   timespec t{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
-}
-
-std::string LoadAvg() {
-  std::ifstream in("/proc/loadavg");
-  std::string a, b, c;
-  in >> a >> b >> c;
-  return a + " " + b + " " + c;
 }
 
 template <typename T>
@@ -108,14 +92,6 @@ T Must(StatusOr<T> s, const std::string& what) {
 
 void Must(const Status& s, const std::string& what) {
   if (!s.ok()) throw std::runtime_error(what + ": " + s.message());
-}
-
-std::uint64_t DirBytes(const std::string& dir) {
-  std::uint64_t n = 0;
-  for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    if (e.is_regular_file()) n += e.file_size();
-  }
-  return n;
 }
 
 struct IngestRun {

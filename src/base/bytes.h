@@ -87,10 +87,13 @@ class ByteReader {
     if (item_bytes == 0 || n > left() / item_bytes) return Fail(), 0;
     return static_cast<std::size_t>(n);
   }
-  std::string Str() {
+  std::string Str() { return std::string(View()); }
+  // A length-prefixed byte string (as Str) without copying it: a view into
+  // the input.
+  std::string_view View() {
     std::size_t n = Count();
     if (!ok_) return {};
-    std::string s(in_.substr(at_, n));
+    std::string_view s = in_.substr(at_, n);
     at_ += n;
     return s;
   }

@@ -622,6 +622,37 @@ TEST_F(EngineTest, CheckpointsRunInTheBackground) {
   }
 }
 
+// A load that never pauses still gets checkpointed (checkpoints are due
+// while writes go on), or a crash would replay the whole load.
+TEST_F(EngineTest, CheckpointsRunUnderWritesThatNeverPause) {
+  Engine::Options options;
+  options.checkpoint_records = 50;
+  options.checkpoint_interval_ms = 0;
+  StatusOr<std::unique_ptr<Engine>> e = Engine::Open(dir_.string(), options);
+  ASSERT_TRUE(e.ok());
+  ASSERT_TRUE((*e)->CreateCollection(Spec()).ok());
+  std::atomic<bool> stop{false};
+  std::thread writer([&] {
+    std::mt19937 rng(23);
+    for (int n = 0; !stop.load(); ++n) {
+      std::vector<std::string> batch;
+      for (int i = 0; i < 10; ++i) batch.push_back(Record(n * 10 + i, rng));
+      ASSERT_TRUE(Ingest(**e, batch).ok());
+    }
+  });
+  std::uint64_t seq = 0;
+  for (int i = 0; i < 400 && seq == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    StatusOr<std::unique_ptr<storage::Store>> store = storage::OpenSqliteStore(dir_.string());
+    ASSERT_TRUE(store.ok());
+    StatusOr<std::optional<storage::Snapshot>> snap = (*store)->GetSnapshot("lore", "text");
+    seq = snap.ok() && snap->has_value() ? (*snap)->seq : 0;
+  }
+  stop = true;
+  writer.join();
+  EXPECT_GT(seq, 0u) << "no checkpoint while the writes went on";
+}
+
 // A write that resolved a collection before it was dropped fails (NotFound)
 // and never lands in a later collection of the same name: what every
 // incarnation holds in memory is what the store holds, and a reopen agrees.

@@ -1,6 +1,7 @@
 #include "engine/maintenance.h"
 
 #include <algorithm>
+#include <mutex>
 #include <utility>
 
 #include "base/status.h"
@@ -22,6 +23,11 @@ std::int64_t NowNs() {
 }  // namespace
 
 Status CheckpointCollection(storage::Store& store, Collection& c) {
+  // One checkpoint at a time (the API's, the background's, the close's):
+  // two captures stored out of order would put an older image over a newer
+  // one, and both would be subtracted from the changes since the first.
+  static std::mutex one_at_a_time;
+  std::lock_guard<std::mutex> lock(one_at_a_time);
   std::optional<Capture> capture = c.Capture();
   if (!capture) return Status::Ok();
   const std::string& name = c.spec().name;

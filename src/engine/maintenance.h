@@ -43,7 +43,7 @@ struct MaintenanceOptions {
 };
 
 // Writes `c`'s index images to `store` if anything changed since the last
-// checkpoint. Durable on return.
+// checkpoint. Durable on return. Checkpoints run one at a time (callers wait).
 Status CheckpointCollection(storage::Store& store, Collection& c);
 
 // Deletes the records `docs` from `store`, then from the collection's

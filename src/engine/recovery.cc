@@ -182,32 +182,17 @@ StatusOr<std::shared_ptr<Collection>> Engine::Impl::Load(const storage::Collecti
   ASSIGN_OR_RETURN(std::uint64_t last_seq, store->LastSequence());
   // Only this thread writes the store while it opens: every record is as of last_seq.
 
-  // The text snapshot is decoded on a second thread while the vector
-  // snapshot and the records are read: the two take about as long.
+  // The records first: their largest record number bounds the numbers a
+  // snapshot may name, so that a damaged or crafted image cannot make the
+  // loaders allocate beyond what the records need. Vectors are read for the
+  // records newer than the vector snapshot (all of them again below should
+  // it not be used).
   ASSIGN_OR_RETURN(std::optional<storage::Snapshot> text_snapshot,
                    ReadSnapshot(*store, *c, "text", c->has_text(), last_seq));
-  std::future<std::optional<text::TextIndex>> text_index =
-      std::async(std::launch::async, [&text_snapshot]() -> std::optional<text::TextIndex> {
-        if (!text_snapshot) return std::nullopt;
-        return text::TextIndex::Load(text_snapshot->bytes, nullptr);
-      });
-  StatusOr<std::optional<storage::Snapshot>> vector_snapshot =
-      ReadSnapshot(*store, *c, "vector", c->has_vectors(), last_seq);
-  if (!vector_snapshot.ok()) {
-    text_index.wait();
-    return vector_snapshot.status();
-  }
-  std::optional<vector::VectorIndex> vector_index;
-  if (*vector_snapshot) {
-    StatusOr<vector::VectorIndex> v = vector::VectorIndex::Load((*vector_snapshot)->bytes);
-    if (v.ok()) vector_index.emplace(std::move(v).value());
-  }
-  SnapshotUse vector_use =
-      Install(*c, *vector_snapshot, std::move(vector_index), c->vector_index_for_load());
+  ASSIGN_OR_RETURN(std::optional<storage::Snapshot> vector_snapshot,
+                   ReadSnapshot(*store, *c, "vector", c->has_vectors(), last_seq));
   std::vector<StoredRecord> records;
-  Status read = ReadRecords(*store, *c, vector_use.loaded ? vector_use.seq : 0, &records);
-  SnapshotUse text_use = Install(*c, text_snapshot, text_index.get(), c->text_index_for_load());
-  RETURN_IF_ERROR(read);
+  RETURN_IF_ERROR(ReadRecords(*store, *c, vector_snapshot ? vector_snapshot->seq : 0, &records));
   recovery.records += records.size();
   ASSIGN_OR_RETURN(const bool rekeyed, Rekey(*store, row.name, &records));
   if (rekeyed) {
@@ -219,13 +204,37 @@ StatusOr<std::shared_ptr<Collection>> Engine::Impl::Load(const storage::Collecti
     // indexes from the records: the snapshots name the old numbers.
     RETURN_IF_ERROR(Renumber(*store, row.name, records));
     ASSIGN_OR_RETURN(last_seq, store->LastSequence());
-    c = std::make_shared<Collection>(c->spec());
-    text_use = vector_use = SnapshotUse{};
+    text_snapshot.reset();
+    vector_snapshot.reset();
     records.clear();
     RETURN_IF_ERROR(ReadRecords(*store, *c, 0, &records));
     if (!DenseEnough(records)) {
       return Status::Corruption("record numbers are still sparse after renumbering");
     }
+  }
+  // Scans are in record-number order; DenseEnough keeps the last far from 2^32.
+  const std::uint32_t doc_limit = records.empty() ? 0 : records.back().doc + 1;
+
+  // The text snapshot is decoded on a second thread while the vector one is.
+  std::future<std::optional<text::TextIndex>> text_index = std::async(
+      std::launch::async, [&text_snapshot, doc_limit]() -> std::optional<text::TextIndex> {
+        if (!text_snapshot) return std::nullopt;
+        StatusOr<text::TextIndex> loaded = text::TextIndex::Load(text_snapshot->bytes, doc_limit);
+        if (!loaded.ok()) return std::nullopt;
+        return std::move(loaded).value();
+      });
+  std::optional<vector::VectorIndex> vector_index;
+  if (vector_snapshot) {
+    StatusOr<vector::VectorIndex> v = vector::VectorIndex::Load(vector_snapshot->bytes, doc_limit);
+    if (v.ok()) vector_index.emplace(std::move(v).value());
+  }
+  const SnapshotUse vector_use =
+      Install(*c, vector_snapshot, std::move(vector_index), c->vector_index_for_load());
+  const SnapshotUse text_use =
+      Install(*c, text_snapshot, text_index.get(), c->text_index_for_load());
+  if (vector_snapshot && !vector_use.loaded) {
+    records.clear();  // the vector snapshot is not used: every record's vector is needed
+    RETURN_IF_ERROR(ReadRecords(*store, *c, 0, &records));
   }
   auto seq_of = [](const SnapshotUse& use) {
     return use.loaded ? std::optional<std::uint64_t>(use.seq) : std::nullopt;

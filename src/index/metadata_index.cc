@@ -78,19 +78,46 @@ void MetadataIndex::Remove(std::uint32_t record) {
     }
     f.values.erase(it);
   };
+  auto unmark = [&](roaring::Roaring& r) { r.remove(record); };
   for (std::size_t s = 0; s < row.size(); ++s) {
     const Value& v = row[s];
     if (std::holds_alternative<std::monostate>(v)) continue;
     FieldIndex& f = fields_[s];
-    f.present.remove(record);
+    unmark(f.present);
     if (IsSet(v)) {
       for (const std::string& e : std::get<StringSet>(v)) drop(f, Value(e));
     } else {
       drop(f, v);
     }
   }
-  rows_[record].clear();
-  live_.remove(record);
+  std::vector<Value>().swap(rows_[record]);
+  unmark(live_);
+}
+
+std::size_t MetadataIndex::MemoryBytes() const {
+  auto text = [](const std::string& s) { return s.capacity() > 15 ? s.capacity() + 1 : 0; };
+  auto value = [&](const Value& v) {
+    std::size_t bytes = 0;
+    if (const auto* s = std::get_if<std::string>(&v)) bytes += text(*s);
+    if (const auto* set = std::get_if<StringSet>(&v)) {
+      bytes += set->capacity() * sizeof(std::string);
+      for (const std::string& e : *set) bytes += text(e);
+    }
+    return bytes;
+  };
+  std::size_t bytes = rows_.capacity() * sizeof(rows_[0]) + live_.getSizeInBytes(false);
+  for (const std::vector<Value>& row : rows_) {
+    bytes += row.capacity() * sizeof(Value);
+    for (const Value& v : row) bytes += value(v);
+  }
+  for (const FieldIndex& f : fields_) {
+    bytes += f.present.getSizeInBytes(false);
+    for (const auto& [key, records] : f.values) {
+      bytes += 4 * sizeof(void*) + sizeof(Value) + sizeof(roaring::Roaring) + value(key) +
+               records.getSizeInBytes(false);
+    }
+  }
+  return bytes;
 }
 
 std::vector<std::pair<Value, std::uint64_t>> MetadataIndex::CountValues(

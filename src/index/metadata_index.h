@@ -5,9 +5,12 @@
 // (SEARCH.md §2), with exactly the reference evaluator's meaning
 // (filter/eval/evaluator.h): absent fields are false, `not` inverts, int and
 // float compare exactly. It also estimates how many records a filter keeps,
-// for the planners. Writes are not thread-safe; concurrent const use is.
-// `contains` and `icontains` are answered by a trigram index over each
-// string field's distinct values (substring_index.h).
+// for the planners. Rows are dense up to the largest record number put, so
+// callers keep numbers dense by reusing them: a number may be put again after
+// Remove, which frees the record's row and its values' buckets. Writes are
+// not thread-safe; concurrent const use is. `contains` and `icontains` are
+// answered by a trigram index over each string field's distinct values
+// (substring_index.h).
 #ifndef ENGRAM_INDEX_METADATA_INDEX_H_
 #define ENGRAM_INDEX_METADATA_INDEX_H_
 
@@ -38,8 +41,12 @@ class MetadataIndex {
   // Indexes record number `record` with its slot values (Record::slots: one
   // per schema field, monostate when absent), replacing what it had.
   void Put(std::uint32_t record, std::vector<Value> slots);
-  // Forgets `record` (no-op when absent).
+  // Forgets `record` (no-op when absent): its row is freed, its values'
+  // buckets lose it (and go when empty).
   void Remove(std::uint32_t record);
+  // Bytes held (rows, their strings, the value maps and bitmaps; map nodes
+  // estimated at four pointers each), for memory reports and churn tests.
+  std::size_t MemoryBytes() const;
 
   const roaring::Roaring& live() const { return live_; }
   std::size_t size() const { return live_.cardinality(); }

@@ -51,15 +51,15 @@ double BoundWithin(const text::IndexData& data, const text::Bm25& bm25, const te
   for (const std::uint32_t w : u.words) {
     const text::TermPostings& p = data.postings[w];
     std::vector<std::uint32_t> word_tf(nf, 0), word_len(nf, UINT32_MAX);
-    for (std::size_t i = 0; i < p.size(); ++i) {
-      if (!within.contains(p.docs[i])) continue;
+    p.ForEach([&](std::uint32_t d, std::size_t b, std::size_t i) {
+      if (!within.contains(d)) return;
+      const std::uint32_t* t = p.block(b).tfs.data() + i * nf;
       for (std::size_t f = 0; f < nf; ++f) {
-        const std::uint32_t tf = p.tf(i, f, nf);
-        if (tf == 0) continue;
-        word_tf[f] = std::max(word_tf[f], tf);
-        word_len[f] = std::min(word_len[f], data.length(p.docs[i], f));
+        if (t[f] == 0) continue;
+        word_tf[f] = std::max(word_tf[f], t[f]);
+        word_len[f] = std::min(word_len[f], data.length(d, f));
       }
-    }
+    });
     for (std::size_t f = 0; f < nf; ++f) {
       if (u.any) {
         max_tf[f] += word_tf[f];

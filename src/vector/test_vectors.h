@@ -5,6 +5,7 @@
 #define ENGRAM_VECTOR_TEST_VECTORS_H_
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -30,6 +31,21 @@ inline std::vector<float> ClusteredVectors(std::size_t n, std::size_t dim, std::
     for (std::size_t d = 0; d < dim; ++d) out[i * dim + d] = c[at * dim + d] + noise(rng);
   }
   return out;
+}
+
+// A vector of `dim` N(0, 1) components, scaled to `norm` when norm > 0.
+inline std::vector<float> GaussianVector(std::mt19937_64& rng, std::size_t dim, double norm = 0) {
+  std::normal_distribution<float> normal;
+  std::vector<float> v(dim);
+  double n2 = 0;
+  for (float& x : v) {
+    x = normal(rng);
+    n2 += double{x} * x;
+  }
+  if (norm > 0) {
+    for (float& x : v) x = static_cast<float>(x * norm / std::sqrt(n2));
+  }
+  return v;
 }
 
 // A random allowed-set keeping about `fraction` of 0..n-1.

@@ -34,8 +34,22 @@
 // and the query q' = [q, 0]. Then |q' - x'|^2 = |q|^2 + 1 - 2 q.x / r, so
 // Euclidean order is exactly inner-product order (Bachrach et al., "Speeding
 // up the Xbox recommender system using a Euclidean transformation for
-// inner-product spaces", RecSys 2014). A vector longer than r raises r^2 (with
-// headroom, so that this is rare) and relinks the whole graph.
+// inner-product spaces", RecSys 2014).
+// One bound r serves a limited range of norms: a vector much shorter than r
+// is copied to within float rounding of [0, .., 0, 1], where every distance
+// is the same and the walk becomes arbitrary (issue 18: after 14 upserts
+// with norms up to 1e14, recall@10 was 0). So the copy covers norms in
+// [r / kRange, r] only; records outside are linked "outside" (side_), kept
+// out of the graph and searched exactly beside it, like staged ones. The
+// bound is chosen as the one whose range holds the most records, with r
+// twice the longest of them (ChooseBound), first from the first records
+// linked; it is chosen again, and every record in range relinked, only when
+// the records outside pass a sixteenth of those linked AND an eighth of them
+// have been linked since the last rebuild AND the new bound halves the
+// records outside. Each rebuild relinks at most the records linked, after at
+// least an eighth of them were linked: no sequence of upserts costs more
+// than 8 relinks per record linked, amortised, and none grows the bound for
+// everyone (a few huge vectors stay outside, searched exactly).
 #include "vector/vector_index.h"
 
 #include <algorithm>
@@ -55,7 +69,7 @@ namespace engram::vector {
 namespace {
 
 constexpr char kMagic[8] = {'E', 'N', 'G', 'R', 'M', 'V', 'I', 'X'};
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;
 
 // Cost model (see the file comment); fitted in bench/vector.
 constexpr double kWalkCost = 18;
@@ -66,8 +80,13 @@ constexpr double kPrior = 8;
 // and at least 2k for larger k.
 constexpr std::size_t kDefaultEf = 64;
 
-// Headroom of the dot copy's norm bound: r^2 = 1.5625 |x|^2 (r = 1.25 |x|).
-constexpr double kNavHeadroom = 1.5625;
+// The dot copy (file comment): r is twice the longest norm in range when the
+// bound is chosen, and the range is [r / kRange, r]. With kRange = 128 a
+// record at the bottom of the range keeps inner products of 1/128 of r's,
+// about 2^17 float steps from one another in the copy's distances.
+constexpr double kHeadroom2 = 4;           // (r / longest)^2
+constexpr double kRange2 = 128.0 * 128.0;  // kRange^2
+constexpr std::uint64_t kMinOutside = 64;  // below this many outside, never rebuild
 
 double Norm2(const float* x, std::size_t dim) {
   double n = 0;
@@ -99,42 +118,49 @@ VectorIndex::VectorIndex(const VectorIndexOptions& options)
       graph_(nav_ ? nav_.get() : store_.get(), options.hnsw) {}
 
 VectorIndex::VectorIndex(std::unique_ptr<VectorStore> store, std::unique_ptr<VectorStore> nav,
-                         float phi2, Hnsw graph)
+                         double phi2, Hnsw graph)
     : store_(std::move(store)), nav_(std::move(nav)), phi2_(phi2), graph_(std::move(graph)) {}
 
 std::unique_ptr<VectorStore> VectorIndex::MakeNav(const VectorStore& store) {
   return std::make_unique<VectorStore>(store.dim() + 1, Metric::kL2);
 }
 
-// Writes record `id`'s Euclidean copy (file comment); |x|^2 <= phi2_.
+bool VectorIndex::InRange(double norm2, double phi2) {
+  return norm2 <= phi2 && norm2 * kRange2 >= phi2 && phi2 > 0;
+}
+
+double VectorIndex::ChooseBound(std::vector<double> norms2) {
+  std::sort(norms2.begin(), norms2.end());
+  // Two pointers: for the bound 4 x norms2[i], the range [lo, bound] holds
+  // norms2[j..i'] where i' is the last within the bound.
+  double best = 0;
+  std::size_t best_count = 0, j = 0, hi = 0;
+  for (std::size_t i = 0; i < norms2.size(); ++i) {
+    if (norms2[i] == 0) continue;  // a zero vector is in no range
+    const double bound = kHeadroom2 * norms2[i];
+    while (hi < norms2.size() && norms2[hi] <= bound) ++hi;
+    while (norms2[j] * kRange2 < bound) ++j;
+    if (hi - j >= best_count) {  // ties: the longer bound (long vectors win dot products)
+      best_count = hi - j;
+      best = bound;
+    }
+  }
+  return best;
+}
+
+// Writes record `id`'s Euclidean copy (file comment); InRange(|x|^2, phi2_).
 Status VectorIndex::PutNav(std::uint32_t id) {
   const std::size_t dim = store_->dim();
   const float* x = store_->Get(id);
-  const double r = std::sqrt(static_cast<double>(phi2_));
+  const double r = std::sqrt(phi2_);
   std::vector<float> nav(dim + 1);
   for (std::size_t i = 0; i < dim; ++i) nav[i] = static_cast<float>(x[i] / r);
   nav[dim] = static_cast<float>(std::sqrt(std::max(0.0, 1 - Norm2(x, dim) / phi2_)));
   return nav_->Put(id, nav);
 }
 
-// Recomputes every Euclidean copy under a new bound and links the graph anew.
-void VectorIndex::Relink(std::size_t threads) {
-  std::vector<std::uint32_t> ids;
-  ids.reserve(store_->size());
-  for (std::uint32_t id : store_->live()) {
-    ids.push_back(id);
-    // Cannot fail: the copy is finite with components in [-1, 1].
-    [[maybe_unused]] const Status status = PutNav(id);
-    assert(status.ok());
-  }
-  graph_ = Hnsw(nav_.get(), graph_.options());
-  graph_.InsertBatch(ids, threads);
-}
-
 Status VectorIndex::Put(std::uint32_t id, std::span<const float> vector) {
-  RETURN_IF_ERROR(store_->Put(id, vector));
-  pending_.remove(id);
-  return Link({id}, 1, {});
+  return PutBatch(std::span<const std::uint32_t>(&id, 1), vector, 1);
 }
 
 StatusOr<std::vector<std::uint32_t>> VectorIndex::StoreBatch(std::span<const std::uint32_t> ids,
@@ -148,6 +174,10 @@ StatusOr<std::vector<std::uint32_t>> VectorIndex::StoreBatch(std::span<const std
   for (std::size_t i = 0; i < ids.size(); ++i) {
     const Status checked = store_->Validate(vectors.subspan(i * dim, dim));
     if (!checked.ok()) return checked.WithContext(fmt::format("vectors[{}]", i));
+    if (ids[i] == UINT32_MAX) {
+      return Status::InvalidArgument(
+          fmt::format("ids[{}]: record number 4294967295 is reserved", i));
+    }
   }
   // A repeated id keeps its last vector and is linked once.
   std::unordered_map<std::uint32_t, std::size_t> last;
@@ -156,62 +186,102 @@ StatusOr<std::vector<std::uint32_t>> VectorIndex::StoreBatch(std::span<const std
   std::vector<std::uint32_t> stored;
   stored.reserve(last.size());
   for (std::size_t i = 0; i < ids.size(); ++i) {
-    if (last[ids[i]] != i) continue;
-    RETURN_IF_ERROR(store_->Put(ids[i], vectors.subspan(i * dim, dim)));
-    stored.push_back(ids[i]);
+    const std::uint32_t id = ids[i];
+    if (last[id] != i) continue;
+    // A number in the graph (a replaced vector, or a new record under the
+    // number of a removed one) is unlinked while its old vector is there.
+    if (graph_.Contains(id)) graph_.Drop(id);
+    pending_.remove(id);
+    side_.remove(id);
+    RETURN_IF_ERROR(store_->Put(id, vectors.subspan(i * dim, dim)));
+    stored.push_back(id);
   }
   return stored;
 }
 
-double VectorIndex::LongestNorm2(const std::vector<std::uint32_t>& ids) const {
-  double longest = 0;
-  for (std::uint32_t id : ids) longest = std::max(longest, Norm2(store_->Get(id), store_->dim()));
-  return longest;
+void VectorIndex::Link(const std::vector<std::uint32_t>& ids, std::size_t threads,
+                       const std::function<void(std::size_t)>& progress) {
+  if (!nav_) {
+    graph_.InsertBatch(ids, threads, progress);
+    return;
+  }
+  const std::size_t dim = store_->dim();
+  if (phi2_ == 0 && !ids.empty()) {
+    // The first records linked choose the first bound.
+    std::vector<double> norms2;
+    norms2.reserve(ids.size());
+    for (std::uint32_t id : ids) norms2.push_back(Norm2(store_->Get(id), dim));
+    phi2_ = ChooseBound(std::move(norms2));
+  }
+  std::vector<std::uint32_t> in_range;
+  in_range.reserve(ids.size());
+  for (std::uint32_t id : ids) {
+    if (InRange(Norm2(store_->Get(id), dim), phi2_)) {
+      // Cannot fail: the copy is finite with components in [-1, 1].
+      [[maybe_unused]] const Status status = PutNav(id);
+      assert(status.ok());
+      in_range.push_back(id);
+    } else {
+      side_.add(id);
+    }
+  }
+  graph_.InsertBatch(in_range, threads, progress);
+  since_rebuild_ += ids.size();
+  MaybeRebuild(threads);
 }
 
-Status VectorIndex::Link(const std::vector<std::uint32_t>& ids, std::size_t threads,
-                         const std::function<void(std::size_t)>& progress) {
-  if (nav_) {
-    const double longest = LongestNorm2(ids);
-    if (longest > phi2_) {
-      phi2_ = static_cast<float>(longest * kNavHeadroom);
-      pending_ = roaring::Roaring();  // Relink links every stored record
-      Relink(threads);
-      if (progress) progress(ids.size());
-      return Status::Ok();
-    }
-    for (std::uint32_t id : ids) RETURN_IF_ERROR(PutNav(id));
+void VectorIndex::MaybeRebuild(std::size_t threads) {
+  const std::uint64_t outside = side_.cardinality();
+  const std::uint64_t linked = graph_.size() + outside;
+  if (outside < std::max(kMinOutside, linked / 16) ||
+      since_rebuild_ < std::max(kMinOutside, linked / 8)) {
+    return;
   }
-  graph_.InsertBatch(ids, threads, progress);
-  return Status::Ok();
+  since_rebuild_ = 0;  // whatever is decided, the next try waits for an eighth
+  const std::size_t dim = store_->dim();
+  roaring::Roaring all = side_;
+  for (std::uint32_t id : store_->live()) {
+    if (!pending_.contains(id)) all.add(id);
+  }
+  std::vector<double> norms2;
+  norms2.reserve(all.cardinality());
+  for (std::uint32_t id : all) norms2.push_back(Norm2(store_->Get(id), dim));
+  const double bound = ChooseBound(norms2);
+  std::size_t covered = 0;
+  for (double n2 : norms2) covered += InRange(n2, bound) ? 1 : 0;
+  if (2 * (all.cardinality() - covered) > outside) return;  // would not halve the records outside
+  phi2_ = bound;
+  side_ = roaring::Roaring();
+  std::vector<std::uint32_t> in_range;
+  in_range.reserve(covered);
+  std::size_t i = 0;
+  for (std::uint32_t id : all) {
+    if (InRange(norms2[i++], phi2_)) {
+      [[maybe_unused]] const Status status = PutNav(id);
+      assert(status.ok());
+      in_range.push_back(id);
+    } else {
+      side_.add(id);
+    }
+  }
+  graph_ = Hnsw(nav_.get(), graph_.options());
+  graph_.InsertBatch(in_range, threads);
+  relinked_ += in_range.size();
 }
 
 Status VectorIndex::PutBatch(std::span<const std::uint32_t> ids, std::span<const float> vectors,
                              std::size_t threads,
                              const std::function<void(std::size_t)>& progress) {
   ASSIGN_OR_RETURN(std::vector<std::uint32_t> stored, StoreBatch(ids, vectors));
-  for (std::uint32_t id : stored) pending_.remove(id);
-  return Link(stored, threads, progress);
+  Link(stored, threads, progress);
+  return Status::Ok();
 }
 
 Status VectorIndex::Stage(std::span<const std::uint32_t> ids, std::span<const float> vectors,
-                          std::size_t threads) {
+                          std::size_t /*threads*/) {
   ASSIGN_OR_RETURN(std::vector<std::uint32_t> stored, StoreBatch(ids, vectors));
-  if (nav_ && LongestNorm2(stored) > phi2_) {
-    // Beyond the dot copy's norm bound: Link relinks everything now, so
-    // that a staged record always fits the bound (images rely on it).
-    for (std::uint32_t id : stored) pending_.remove(id);
-    return Link(stored, threads, {});
-  }
-  std::vector<std::uint32_t> relink;
-  for (std::uint32_t id : stored) {
-    if (graph_.Contains(id)) {
-      relink.push_back(id);
-    } else {
-      pending_.add(id);
-    }
-  }
-  return Link(relink, threads, {});
+  for (std::uint32_t id : stored) pending_.add(id);
+  return Status::Ok();
 }
 
 std::size_t VectorIndex::LinkPending(std::size_t max, std::size_t threads) {
@@ -221,16 +291,15 @@ std::size_t VectorIndex::LinkPending(std::size_t max, std::size_t threads) {
     ids.push_back(id);
   }
   for (std::uint32_t id : ids) pending_.remove(id);
-  // Cannot fail: the vectors were validated when they were stored.
-  [[maybe_unused]] const Status linked = Link(ids, threads, {});
-  assert(linked.ok());
+  Link(ids, threads, {});
   return ids.size();
 }
 
 void VectorIndex::Remove(std::uint32_t id) {
   if (!store_->Contains(id)) return;
   pending_.remove(id);
-  graph_.Remove(id);
+  side_.remove(id);
+  graph_.Remove(id);  // a tombstone keeps its vector (and copy) until a repair
   store_->Remove(id);
   if (nav_) nav_->Remove(id);
 }
@@ -278,7 +347,10 @@ StatusOr<std::vector<Neighbor>> VectorIndex::Search(std::span<const float> query
     // Estimated costs (file comment), in exact-scan distances.
     const double exact_cost = static_cast<double>(ex.allowed);
     const double ef = static_cast<double>(PlanEf(k, options.ef));
-    double walk_cost = kWalkCost * ef / ex.selectivity;
+    // A graph plan also scans the records not in the graph (staged, or
+    // outside the dot copy's range).
+    const double unlinked = static_cast<double>(pending_.cardinality() + side_.cardinality());
+    double walk_cost = kWalkCost * ef / ex.selectivity + unlinked;
     const bool walk_may_win = kWalkCost * (ef + kSampleEf) < exact_cost;
     if (ex.selectivity < 1 && walk_cost >= exact_cost && walk_may_win) {
       // Whether the filter keeps more near the query than overall.
@@ -294,7 +366,7 @@ StatusOr<std::vector<Neighbor>> VectorIndex::Search(std::span<const float> query
         // kPrior samples (so that 0 of 32 at 5 % is not read as "none").
         const double near = (static_cast<double>(in) + kPrior * ex.selectivity) /
                             (static_cast<double>(sample.size()) + kPrior);
-        walk_cost = kWalkCost * ef / near;
+        walk_cost = kWalkCost * ef / near + unlinked;
         if (in == 0 && sample.size() >= kSampleEf / 2) walk_cost = exact_cost;
       }
     }
@@ -324,11 +396,14 @@ StatusOr<std::vector<Neighbor>> VectorIndex::Search(std::span<const float> query
     // The walk met no allowed record near the query (file comment).
     const bool beyond = stats.gave_up;
     if (!beyond) {
-      if (!pending_.isEmpty()) {
-        // Staged records are not in the graph yet: scan those allowed, merge.
-        const roaring::Roaring staged = allowed != nullptr ? pending_ & *allowed : pending_;
-        std::vector<Neighbor> extra = ExactSearch(*store_, q.data(), k, &staged, options.deadline);
-        ex.distances += staged.cardinality();
+      if (!pending_.isEmpty() || !side_.isEmpty()) {
+        // Records not in the graph (staged, or outside the dot copy's
+        // range): scan those allowed, merge.
+        roaring::Roaring unlinked = pending_ | side_;
+        if (allowed != nullptr) unlinked &= *allowed;
+        std::vector<Neighbor> extra =
+            ExactSearch(*store_, q.data(), k, &unlinked, options.deadline);
+        ex.distances += unlinked.cardinality();
         hits.insert(hits.end(), extra.begin(), extra.end());
         std::sort(hits.begin(), hits.end());
         if (hits.size() > k) hits.resize(k);
@@ -353,14 +428,14 @@ std::string VectorIndex::Serialize() const {
   ByteWriter w;
   w.Raw(kMagic, 8);
   w.Fixed(kVersion, 4);
-  w.Str(store_->Serialize());
+  w.Str(store_->Serialize(graph_.Tombstones()));  // searches walk through tombstones
   w.F64(phi2_);
   w.Str(graph_.Serialize());
   w.Fixed(Fnv1a64(w.out), 8);
   return std::move(w.out);
 }
 
-StatusOr<VectorIndex> VectorIndex::Load(std::string_view bytes) {
+StatusOr<VectorIndex> VectorIndex::Load(std::string_view bytes, std::uint32_t id_limit) {
   if (bytes.size() < 8 + 4 + 8 || std::memcmp(bytes.data(), kMagic, 8) != 0) {
     return Status::Corruption("not a vector index image");
   }
@@ -370,39 +445,46 @@ StatusOr<VectorIndex> VectorIndex::Load(std::string_view bytes) {
   }
   ByteReader r(bytes.substr(8, bytes.size() - 16));
   if (r.Fixed(4) != kVersion) return Status::Corruption("unknown vector index image version");
-  const std::string store_bytes = r.Str();
+  const std::string_view store_bytes = r.View();
   const double phi2 = r.F64();
-  const std::string graph_bytes = r.Str();
+  const std::string_view graph_bytes = r.View();
   if (!r.ok() || r.left() != 0) return Status::Corruption("vector index image is malformed");
-  ASSIGN_OR_RETURN(VectorStore store, VectorStore::Load(store_bytes));
+  ASSIGN_OR_RETURN(VectorStore store, VectorStore::Load(store_bytes, id_limit));
   auto owned = std::make_unique<VectorStore>(std::move(store));
+  const roaring::Roaring stored = owned->live() | owned->retained();
   std::unique_ptr<VectorStore> nav;
   if (owned->metric() == Metric::kDot) {
-    double longest = 0;
-    for (std::uint32_t id : owned->live()) {
-      longest = std::max(longest, Norm2(owned->Get(id), owned->dim()));
-    }
-    if (!(phi2 >= longest) || phi2 > std::numeric_limits<float>::max()) {
+    if (!(phi2 >= 0) || phi2 > std::numeric_limits<float>::max()) {
       return Status::Corruption("vector index image has a bad norm bound");
     }
     nav = MakeNav(*owned);
   } else if (phi2 != 0) {
     return Status::Corruption("vector index image has a norm bound for a metric without one");
   }
-  VectorIndex index(std::move(owned), std::move(nav), static_cast<float>(phi2),
-                    Hnsw(nullptr, HnswOptions{}));
+  VectorIndex index(std::move(owned), std::move(nav), phi2, Hnsw(nullptr, HnswOptions{}));
+  VectorStore& s = *index.store_;
   if (index.nav_) {
-    for (std::uint32_t id : index.store_->live()) RETURN_IF_ERROR(index.PutNav(id));
+    // The copy of every vector in range; a graph node out of range has none
+    // and is refused by Hnsw::Load as a node the store does not hold.
+    for (std::uint32_t id : stored) {
+      if (InRange(Norm2(s.Get(id), s.dim()), phi2)) RETURN_IF_ERROR(index.PutNav(id));
+    }
+    for (std::uint32_t id : s.retained()) index.nav_->Remove(id);
   }
   const VectorStore* walked = index.nav_ ? index.nav_.get() : index.store_.get();
   ASSIGN_OR_RETURN(index.graph_, Hnsw::Load(graph_bytes, walked));
-  // Records staged and not yet linked when the image was taken stay staged.
-  for (std::uint32_t id : index.store_->live()) {
-    if (!index.graph_.Contains(id)) index.pending_.add(id);
+  if (!(index.graph_.Tombstones() == s.retained())) {
+    return Status::Corruption("the graph's tombstones are not the vectors the store retained");
   }
-  if (index.graph_.size() + index.pending_.cardinality() != index.store_->size()) {
-    return Status::Corruption(fmt::format("the graph links {} records, the store holds {}",
-                                          index.graph_.size(), index.store_->size()));
+  // Records not in the graph: staged when they were stored, or (dot) outside
+  // the copy's range; LinkPending sorts the staged ones out.
+  for (std::uint32_t id : s.live()) {
+    if (index.graph_.Contains(id)) continue;
+    if (index.nav_ && !InRange(Norm2(s.Get(id), s.dim()), phi2)) {
+      index.side_.add(id);
+    } else {
+      index.pending_.add(id);
+    }
   }
   return index;
 }

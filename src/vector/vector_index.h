@@ -4,8 +4,10 @@
 // of the graph, from the allowed-set's size and a sample of how the filter
 // correlates with the query. For the dot metric the graph walks a Euclidean
 // copy of the vectors in which nearness is exactly inner-product order, since
-// HNSW needs a metric space. Writes are not thread-safe; concurrent Searches
-// are.
+// HNSW needs a metric space; vectors whose norms lie outside the copy's range
+// are searched exactly beside the graph (vector_index.cc). Record numbers may
+// be reused: Put (or Stage) of a number that is live or was removed unlinks
+// its old node first. Writes are not thread-safe; concurrent Searches are.
 #ifndef ENGRAM_VECTOR_VECTOR_INDEX_H_
 #define ENGRAM_VECTOR_VECTOR_INDEX_H_
 
@@ -69,23 +71,34 @@ class VectorIndex {
   explicit VectorIndex(const VectorIndexOptions& options);
 
   // Stores the vector of record `id` and links it into the graph (replacing
-  // an earlier vector). InvalidArgument as VectorStore::Put.
+  // an earlier vector: its node is unlinked first, Hnsw::Drop). Ids may be
+  // live, removed, or new. InvalidArgument as VectorStore::Put.
   Status Put(std::uint32_t id, std::span<const float> vector);
   // Stores many vectors (row-major, ids.size() x dim) and links them on
   // `threads` threads. Validates every vector first: a bad one rejects the
   // batch with its position named, and nothing is stored.
   Status PutBatch(std::span<const std::uint32_t> ids, std::span<const float> vectors,
                   std::size_t threads, const std::function<void(std::size_t)>& progress = {});
-  // Stores the vectors (validated as PutBatch) without linking new records
-  // into the graph: they are searched exactly, beside the graph, until
-  // LinkPending links them. Records already linked are re-linked at once.
-  // This lets a writer acknowledge a durable batch before the graph work.
+  // Stores the vectors (validated as PutBatch) without linking them into the
+  // graph (records already linked are unlinked first): they are searched
+  // exactly, beside the graph, until LinkPending links them. This lets a
+  // writer acknowledge a durable batch before the graph work.
   Status Stage(std::span<const std::uint32_t> ids, std::span<const float> vectors,
                std::size_t threads);
   // Links up to `max` staged records on `threads` threads; returns how many.
   std::size_t LinkPending(std::size_t max, std::size_t threads);
   std::size_t pending() const { return pending_.cardinality(); }
+  // Forgets record `id` (no-op when absent); its number may be put again.
+  // The graph keeps a tombstone until its next repair (Hnsw::Remove).
   void Remove(std::uint32_t id);
+
+  // dot only: records linked outside the graph because their norms lie
+  // outside the Euclidean copy's range (searched exactly), and how many
+  // records the copy's rebuilds have linked again in all. Rebuilds happen
+  // only after an eighth of the records have been linked since the last, so
+  // relinks stay below 8 per record linked (vector_index.cc).
+  std::size_t outside() const { return side_.cardinality(); }
+  std::uint64_t relinked() const { return relinked_; }
 
   // The best k live records among `allowed` (nullptr: all), nearest first,
   // distances internal (metric.h). InvalidArgument for a query of the wrong
@@ -102,26 +115,37 @@ class VectorIndex {
     return store_->MemoryBytes() + (nav_ ? nav_->MemoryBytes() : 0) + graph_.MemoryBytes();
   }
 
+  // A versioned, checksummed image: the store (with the tombstones' vectors),
+  // the dot copy's norm bound, the graph.
   std::string Serialize() const;
-  static StatusOr<VectorIndex> Load(std::string_view bytes);
+  // Corruption for bytes that are not such an image (version 1 included: the
+  // caller rebuilds from its records) or that name a record >= id_limit (the
+  // caller's bound on its record numbers). Allocates as VectorStore::Load
+  // and Hnsw::Load do, plus the dot copy: (dim + 1) x 4 bytes per record
+  // number below the largest.
+  static StatusOr<VectorIndex> Load(std::string_view bytes, std::uint32_t id_limit);
 
  private:
-  VectorIndex(std::unique_ptr<VectorStore> store, std::unique_ptr<VectorStore> nav, float phi2,
+  VectorIndex(std::unique_ptr<VectorStore> store, std::unique_ptr<VectorStore> nav, double phi2,
               Hnsw graph);
   // dot only: the Euclidean copy the graph walks (vector_index.cc).
   static std::unique_ptr<VectorStore> MakeNav(const VectorStore& store);
   Status PutNav(std::uint32_t id);
-  float NavPhi2(float norm2) const;
-  void Relink(std::size_t threads);
-  StatusOr<std::vector<float>> NavQuery(const std::vector<float>& query) const;
+  // Whether a squared norm lies in the copy's range for bound phi2.
+  static bool InRange(double norm2, double phi2);
+  // The bound whose range holds the most of `norms2` (squared norms).
+  static double ChooseBound(std::vector<double> norms2);
+  // Relinks every linked record under a better bound when the records
+  // outside the range have grown and enough were linked since the last time.
+  void MaybeRebuild(std::size_t threads);
   // Validates and stores a batch; the distinct ids, last vector winning.
+  // Ids linked in the graph are unlinked first (their old vectors needed).
   StatusOr<std::vector<std::uint32_t>> StoreBatch(std::span<const std::uint32_t> ids,
                                                   std::span<const float> vectors);
-  // The largest squared norm among stored records `ids`.
-  double LongestNorm2(const std::vector<std::uint32_t>& ids) const;
-  // Links stored records into the graph (the dot copy first).
-  Status Link(const std::vector<std::uint32_t>& ids, std::size_t threads,
-              const std::function<void(std::size_t)>& progress);
+  // Links stored records into the graph (dot: those in range; the others
+  // join side_).
+  void Link(const std::vector<std::uint32_t>& ids, std::size_t threads,
+            const std::function<void(std::size_t)>& progress);
   std::vector<Neighbor> GraphSearch(const std::vector<float>& query, std::size_t k,
                                     const HnswSearchParams& params, const roaring::Roaring* allowed,
                                     HnswSearchStats* stats) const;
@@ -129,9 +153,12 @@ class VectorIndex {
   // On the heap so that the graph's pointer to them survives moves.
   std::unique_ptr<VectorStore> store_;
   std::unique_ptr<VectorStore> nav_;  // dot only, else null: the graph walks store_
-  float phi2_ = 0;                    // dot only: the squared norm bound of nav_
+  double phi2_ = 0;                   // dot only: the squared norm bound of nav_ (0: none yet)
   Hnsw graph_;
-  roaring::Roaring pending_;  // stored, not yet in the graph (Stage)
+  roaring::Roaring pending_;         // stored, not yet in the graph (Stage)
+  roaring::Roaring side_;            // dot only: linked outside the graph (out of range)
+  std::uint64_t since_rebuild_ = 0;  // dot only: records linked since the last rebuild
+  std::uint64_t relinked_ = 0;       // dot only: records relinked by rebuilds
 };
 
 }  // namespace engram::vector

@@ -276,7 +276,7 @@ TEST(VectorIndex, RemovedAndReplacedRecords) {
 TEST(VectorIndex, SerializeRoundTripSearchesAlike) {
   const VectorIndex index = BuildIndex(Metric::kCosine, 2000);
   const std::string image = index.Serialize();
-  auto loaded = VectorIndex::Load(image);
+  auto loaded = VectorIndex::Load(image, 1u << 20);
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
   EXPECT_EQ(loaded->size(), index.size());
   const roaring::Roaring allowed = RandomAllowed(2000, 0.3, 4);
@@ -289,11 +289,12 @@ TEST(VectorIndex, SerializeRoundTripSearchesAlike) {
   EXPECT_EQ(loaded->Serialize(), image);
   // Truncated or flipped images are refused, never trusted.
   for (std::size_t cut : {std::size_t{0}, std::size_t{7}, image.size() / 2, image.size() - 1}) {
-    EXPECT_EQ(VectorIndex::Load(image.substr(0, cut)).status().code(), StatusCode::kCorruption);
+    EXPECT_EQ(VectorIndex::Load(image.substr(0, cut), 1u << 20).status().code(),
+              StatusCode::kCorruption);
   }
   std::string flipped = image;
   flipped[flipped.size() / 3] ^= 0x20;
-  EXPECT_EQ(VectorIndex::Load(flipped).status().code(), StatusCode::kCorruption);
+  EXPECT_EQ(VectorIndex::Load(flipped, 1u << 20).status().code(), StatusCode::kCorruption);
 }
 
 // Staged records (stored, not yet linked) are found by every plan, survive a
@@ -326,7 +327,7 @@ TEST(VectorIndex, StagedRecordsAreSearchedUntilLinked) {
     };
     expect_matches_exact(index);
     // An image taken now keeps them staged.
-    auto loaded = VectorIndex::Load(index.Serialize());
+    auto loaded = VectorIndex::Load(index.Serialize(), 1u << 20);
     ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
     EXPECT_EQ(loaded->pending(), 300u);
     expect_matches_exact(*loaded);
@@ -339,12 +340,18 @@ TEST(VectorIndex, StagedRecordsAreSearchedUntilLinked) {
     EXPECT_EQ(index.pending(), 0u);
     EXPECT_EQ(index.graph().size(), 2299u);
     expect_matches_exact(index);
-    // A staged vector longer than any before: dot's copy grows, all linked.
+    // A staged vector much longer than any before: for dot it is linked
+    // outside the copy's range (searched exactly), nothing else relinked.
     std::vector<float> far(staged.begin(), staged.begin() + kDim);
     for (float& x : far) x *= 8;
     const std::uint32_t far_id = 5000;
     ASSERT_TRUE(index.Stage(std::span(&far_id, 1), far, 1).ok());
-    EXPECT_EQ(index.pending(), metric == Metric::kDot ? 0u : 1u);
+    EXPECT_EQ(index.pending(), 1u);
+    EXPECT_EQ(index.LinkPending(10, 1), 1u);
+    EXPECT_EQ(index.pending(), 0u);
+    EXPECT_EQ(index.graph().size() + index.outside(), index.size());
+    EXPECT_EQ(index.outside(), metric == Metric::kDot ? 1u : 0u);
+    EXPECT_EQ(index.relinked(), 0u);
     auto hit = index.Search(far, Top(1, 0, VectorPlan::kGraph));
     ASSERT_TRUE(hit.ok() && hit->size() == 1);
     if (metric != Metric::kCosine) {

@@ -1,17 +1,20 @@
 // VectorStore: validation and normalisation on Put, geometric growth of the
-// float array, and the byte image. The image (version 1), little-endian,
+// float array, and the byte image. The image (version 2), little-endian,
 // varints as LEB128:
 //   "ENGRMVEC" u32 version
-//   varint dim, u8 metric, varint limit
+//   varint dim, u8 metric
 //   varint live count, count x varint id (the first as is, then the gap to
 //          the previous id, at least 1)
-//   limit x dim float32 (every slot, live or not: a graph may still walk
-//          through a removed record's stale vector)
+//   varint retained count, count x varint id (the same; removed records
+//          whose vectors a graph still walks, none of them live)
+//   dim float32 for each id of both sets, in ascending id order
 //   u64 FNV-1a of everything before.
+// Version 1 wrote every slot below the largest record number, live or not;
+// it is refused (the caller rebuilds from its records).
 // Load checks the checksum and every invariant the searches rely on (ids
-// below limit, finite and bounded components, unit-length cosine vectors),
-// accepts only the encoding Serialize writes, and never allocates more than
-// the input holds.
+// below the caller's limit, finite and bounded components, unit-length
+// cosine vectors), accepts only the encoding Serialize writes, and checks
+// the counts against the bytes left before allocating.
 #include "vector/vector_store.h"
 
 #include <algorithm>
@@ -30,7 +33,7 @@ static_assert(std::endian::native == std::endian::little,
               "the image stores floats in host order, which must be little-endian");
 
 constexpr char kMagic[8] = {'E', 'N', 'G', 'R', 'M', 'V', 'E', 'C'};
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;
 // How far a stored cosine vector's squared norm may be from 1: normalising in
 // double and rounding each component to float moves it by about dim * 2^-24
 // relative at worst, far below this.
@@ -102,6 +105,7 @@ Status VectorStore::Put(std::uint32_t id, std::span<const float> vector) {
   }
   Scale(vector, *factor, data_.data() + std::size_t{id} * dim_);
   live_.add(id);
+  retained_.remove(id);
   return Status::Ok();
 }
 
@@ -125,29 +129,36 @@ std::size_t VectorStore::MemoryBytes() const {
   return data_.capacity() * sizeof(float) + live_.getSizeInBytes(false);
 }
 
-std::string VectorStore::Serialize() const {
+std::string VectorStore::Serialize(const roaring::Roaring& retained) const {
+  roaring::Roaring kept;
+  for (std::uint32_t id : retained) {
+    if (id >= limit_) break;
+    if (!live_.contains(id)) kept.add(id);
+  }
+  const roaring::Roaring both = live_ | kept;
   ByteWriter w;
-  w.out.reserve(64 + 5 * static_cast<std::size_t>(size()) +
-                std::size_t{limit_} * dim_ * sizeof(float));
+  w.out.reserve(64 + 5 * static_cast<std::size_t>(both.cardinality()) +
+                static_cast<std::size_t>(both.cardinality()) * dim_ * sizeof(float));
   w.Raw(kMagic, 8);
   w.Fixed(kVersion, 4);
   w.Var(dim_);
   w.U8(static_cast<std::uint8_t>(metric_));
-  w.Var(limit_);
-  w.Var(live_.cardinality());
-  std::uint32_t prev = 0;
-  bool first = true;
-  for (std::uint32_t id : live_) {
-    w.Var(first ? id : id - prev);
-    prev = id;
-    first = false;
+  for (const roaring::Roaring* set : {&live_, static_cast<const roaring::Roaring*>(&kept)}) {
+    w.Var(set->cardinality());
+    std::uint32_t prev = 0;
+    bool first = true;
+    for (std::uint32_t id : *set) {
+      w.Var(first ? id : id - prev);
+      prev = id;
+      first = false;
+    }
   }
-  if (limit_ > 0) w.Raw(data_.data(), std::size_t{limit_} * dim_ * sizeof(float));
+  for (std::uint32_t id : both) w.Raw(Get(id), dim_ * sizeof(float));
   w.Fixed(Fnv1a64(w.out), 8);
   return std::move(w.out);
 }
 
-StatusOr<VectorStore> VectorStore::Load(std::string_view bytes) {
+StatusOr<VectorStore> VectorStore::Load(std::string_view bytes, std::uint32_t id_limit) {
   auto fail = [](const char* why) -> StatusOr<VectorStore> {
     return Status::Corruption(std::string("vector store image: ") + why);
   };
@@ -168,51 +179,61 @@ StatusOr<VectorStore> VectorStore::Load(std::string_view bytes) {
   const std::uint64_t metric = r.Fixed(1);
   if (!r.ok() || dim == 0) return fail("bad dimension");
   if (metric > static_cast<std::uint64_t>(Metric::kL2)) return fail("bad metric");
-  const std::uint64_t limit = r.Var(UINT32_MAX);
-  if (!r.ok()) return fail("bad record limit");
-  canonical += VarLength(dim) + VarLength(limit);
+  canonical += VarLength(dim);
 
   VectorStore store(static_cast<std::size_t>(dim), static_cast<Metric>(metric));
-  const std::size_t count = r.Count();
-  if (!r.ok() || count > limit) return fail("bad live count");
-  canonical += VarLength(count);
-  std::uint64_t id = 0;
-  for (std::size_t i = 0; i < count; ++i) {
-    const std::uint64_t step = r.Var();
-    id = i == 0 ? step : id + step;
-    if (!r.ok() || (i > 0 && step == 0) || id >= limit) return fail("bad live record number");
-    canonical += VarLength(step);
-    store.live_.add(static_cast<std::uint32_t>(id));
+  // Each id takes at least a byte, and its vector dim x 4 more.
+  const std::size_t item = 1 + static_cast<std::size_t>(dim) * sizeof(float);
+  roaring::Roaring* sets[2] = {&store.live_, &store.retained_};
+  std::uint64_t total = 0;
+  for (roaring::Roaring* set : sets) {
+    const std::size_t count = r.Count(item);
+    if (!r.ok()) return fail("bad record count");
+    canonical += VarLength(count);
+    std::uint64_t id = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::uint64_t step = r.Var();
+      id = i == 0 ? step : id + step;
+      if (!r.ok() || (i > 0 && step == 0) || id >= id_limit) return fail("bad record number");
+      canonical += VarLength(step);
+      set->add(static_cast<std::uint32_t>(id));
+    }
+    total += count;
   }
-
+  if (store.live_.and_cardinality(store.retained_) != 0) {
+    return fail("a retained record is live");
+  }
   // The vectors are the rest of the image, exactly; checked before the
-  // allocation, so a huge limit or dim cannot ask for memory the input lacks.
-  const std::uint64_t floats = limit * dim;
+  // allocation, which is dim floats per number below the largest id (the
+  // caller's limit bounds it).
+  const std::uint64_t floats = total * dim;
   if (floats > r.left() / sizeof(float) || floats * sizeof(float) != r.left()) {
-    return fail("vector data does not match limit x dimension");
+    return fail("vector data does not match the record count x dimension");
   }
   canonical += floats * sizeof(float);
   if (canonical != bytes.size()) return fail("non-canonical encoding");
-  store.limit_ = static_cast<std::uint32_t>(limit);
-  if (floats > 0) {
-    store.data_.resize(floats);
-    r.Raw(store.data_.data(), floats * sizeof(float));
-    if (!r.ok()) return fail("truncated vector data");
+  const roaring::Roaring both = store.live_ | store.retained_;
+  if (!both.isEmpty()) {
+    store.limit_ = both.maximum() + 1;
+    store.data_.assign(std::size_t{store.limit_} * store.dim_, 0.0f);
   }
-
-  for (float x : store.data_) {
-    if (!(std::fabs(x) <= kMaxComponent)) return fail("vector component not finite or too large");
-  }
-  if (store.metric_ == Metric::kCosine) {
-    for (std::uint32_t live : store.live_) {
-      const float* v = store.Get(live);
+  std::vector<float> v(store.dim_);
+  for (std::uint32_t id : both) {
+    r.Raw(v.data(), store.dim_ * sizeof(float));
+    for (float x : v) {
+      if (!(std::fabs(x) <= kMaxComponent)) return fail("vector component not finite or too large");
+    }
+    if (store.metric_ == Metric::kCosine) {
       double squares = 0;
-      for (std::size_t i = 0; i < store.dim_; ++i) squares += double{v[i]} * double{v[i]};
+      for (float x : v) squares += double{x} * double{x};
       if (!(std::fabs(squares - 1.0) <= kUnitTolerance)) {
         return fail("cosine vector is not unit length");
       }
     }
+    std::memcpy(store.data_.data() + std::size_t{id} * store.dim_, v.data(),
+                store.dim_ * sizeof(float));
   }
+  if (!r.ok()) return fail("truncated vector data");
   return store;
 }
 

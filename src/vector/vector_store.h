@@ -1,7 +1,9 @@
 // VectorStore: the vectors of one collection in one contiguous float32 array
 // indexed by record number, with the set of live record numbers. Both the
 // exact scan and the HNSW graph read vectors from here; the graph stores only
-// links. Not thread-safe for writes; concurrent const use is safe.
+// links. The array is dense up to the largest number stored, so callers keep
+// numbers dense by reusing them: a number may be put again after Remove.
+// Not thread-safe for writes; concurrent const use is safe.
 #ifndef ENGRAM_VECTOR_VECTOR_STORE_H_
 #define ENGRAM_VECTOR_VECTOR_STORE_H_
 
@@ -38,7 +40,9 @@ class VectorStore {
   Status Put(std::uint32_t id, std::span<const float> vector);
   // What Put would say of `vector`, without storing it.
   Status Validate(std::span<const float> vector) const;
-  // Forgets record `id` (no-op when absent). Its slot keeps stale bytes.
+  // Forgets record `id` (no-op when absent). Its slot keeps its bytes until
+  // the number is put again (a graph may still walk through a removed
+  // record), but images leave them out unless asked to retain them.
   void Remove(std::uint32_t id);
   bool Contains(std::uint32_t id) const { return live_.contains(id); }
 
@@ -62,11 +66,18 @@ class VectorStore {
   // Bytes held by the vectors (for memory-per-vector reports).
   std::size_t MemoryBytes() const;
 
-  // A versioned, checksummed byte image (dim, metric, live set, vectors).
-  std::string Serialize() const;
+  // A versioned, checksummed byte image (dim, metric, the live vectors and
+  // those of `retained`: removed records whose vectors a graph still walks;
+  // ids there that are live or at or past limit() are ignored).
+  std::string Serialize(const roaring::Roaring& retained = {}) const;
   // Corruption for bytes that are not such an image (truncated, corrupt,
-  // inconsistent); never UB and never allocates more than the input holds.
-  static StatusOr<VectorStore> Load(std::string_view bytes);
+  // inconsistent, version 1: the caller rebuilds), or that name a record
+  // >= id_limit (the caller's bound on its record numbers); never UB.
+  // Allocates the image's vectors (as many bytes as the image holds) and
+  // dim x 4 bytes per record number below the largest it names.
+  static StatusOr<VectorStore> Load(std::string_view bytes, std::uint32_t id_limit);
+  // The removed records a loaded image retained (empty otherwise).
+  const roaring::Roaring& retained() const { return retained_; }
 
  private:
   std::size_t dim_;
@@ -75,6 +86,7 @@ class VectorStore {
   std::uint32_t limit_ = 0;
   std::vector<float> data_;
   roaring::Roaring live_;
+  roaring::Roaring retained_;  // set by Load; Put of one of them clears it
 };
 
 }  // namespace engram::vector

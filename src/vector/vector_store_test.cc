@@ -135,35 +135,66 @@ TEST(VectorStore, SerializeRoundTrip) {
     for (std::size_t dim : {1, 7, 33}) {
       VectorStore store = Sample(metric, dim, 50, dim);
       const std::string image = store.Serialize();
-      auto loaded = VectorStore::Load(image);
+      auto loaded = VectorStore::Load(image, 50);
       ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
       EXPECT_EQ(loaded->dim(), dim);
       EXPECT_EQ(loaded->metric(), metric);
-      EXPECT_EQ(loaded->limit(), store.limit());
+      EXPECT_EQ(loaded->limit(), store.live().maximum() + 1);
       EXPECT_EQ(loaded->size(), store.size());
       EXPECT_TRUE(loaded->live() == store.live());
-      for (std::uint32_t id = 0; id < store.limit(); ++id) {
+      EXPECT_TRUE(loaded->retained().isEmpty());
+      for (std::uint32_t id : store.live()) {
         for (std::size_t i = 0; i < dim; ++i) EXPECT_EQ(loaded->Get(id)[i], store.Get(id)[i]);
       }
+      EXPECT_EQ(loaded->Get(4)[0], 0.0f);  // removed: not in the image
       EXPECT_EQ(loaded->Serialize(), image);
       EXPECT_EQ(loaded->distance_fn(), store.distance_fn());
     }
   }
   VectorStore empty(4, Metric::kL2);
-  auto loaded = VectorStore::Load(empty.Serialize());
+  auto loaded = VectorStore::Load(empty.Serialize(), 0);
   ASSERT_TRUE(loaded.ok());
   EXPECT_EQ(loaded->size(), 0u);
   EXPECT_EQ(loaded->limit(), 0u);
 }
 
+// Removed records' vectors are left out of images unless retained (for a
+// graph's tombstones); retained ones come back not live, and a put makes
+// them live again.
+TEST(VectorStore, ImagesCarryLiveAndRetainedVectorsOnly) {
+  VectorStore store = Sample(Metric::kL2, 4, 40, 3);  // 4 removed
+  store.Remove(10);
+  const std::string live_only = store.Serialize();
+  roaring::Roaring retained;
+  retained.add(4);
+  retained.add(10);
+  retained.add(12);  // live: ignored
+  retained.add(45);  // past the limit: ignored
+  const std::string with_retained = store.Serialize(retained);
+  EXPECT_EQ(with_retained.size(), live_only.size() + 2 * (1 + 4 * sizeof(float)));
+  auto loaded = VectorStore::Load(with_retained, 40);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_TRUE(loaded->live() == store.live());
+  EXPECT_EQ(loaded->retained().cardinality(), 2u);
+  EXPECT_TRUE(loaded->retained().contains(4) && loaded->retained().contains(10));
+  for (std::uint32_t id : {4u, 10u}) {
+    EXPECT_FALSE(loaded->Contains(id));
+    for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(loaded->Get(id)[i], store.Get(id)[i]);
+  }
+  EXPECT_EQ(loaded->Serialize(loaded->retained()), with_retained);
+  ASSERT_TRUE(loaded->Put(4, std::vector<float>{1, 2, 3, 4}).ok());
+  EXPECT_FALSE(loaded->retained().contains(4));
+  EXPECT_TRUE(loaded->Contains(4));
+}
+
 TEST(VectorStore, LoadRejectsEveryTruncation) {
   const std::string image = Sample(Metric::kCosine, 3, 12, 1).Serialize();
   for (std::size_t n = 0; n < image.size(); ++n) {
-    auto loaded = VectorStore::Load(image.substr(0, n));
+    auto loaded = VectorStore::Load(image.substr(0, n), 12);
     EXPECT_FALSE(loaded.ok()) << n;
     EXPECT_EQ(loaded.status().code(), StatusCode::kCorruption);
   }
-  EXPECT_FALSE(VectorStore::Load(image + '\0').ok());
+  EXPECT_FALSE(VectorStore::Load(image + '\0', 12).ok());
 }
 
 TEST(VectorStore, LoadRejectsEveryByteFlip) {
@@ -172,27 +203,26 @@ TEST(VectorStore, LoadRejectsEveryByteFlip) {
     for (int bit : {0, 3, 7}) {
       std::string bad = image;
       bad[i] = static_cast<char>(bad[i] ^ (1 << bit));
-      EXPECT_FALSE(VectorStore::Load(bad).ok()) << i << " bit " << bit;
+      EXPECT_FALSE(VectorStore::Load(bad, 12).ok()) << i << " bit " << bit;
     }
   }
 }
 
 // An image whose body is `body` (after magic and version) with a correct
 // checksum, so that Load's structural checks are what reject it.
-std::string Image(const std::string& body) {
+std::string Image(const std::string& body, std::uint32_t version = 2) {
   ByteWriter w;
   w.Raw("ENGRMVEC", 8);
-  w.Fixed(1, 4);
+  w.Fixed(version, 4);
   w.Raw(body.data(), body.size());
   w.Fixed(Fnv1a64(w.out), 8);
   return w.out;
 }
 
-std::string Header(std::uint64_t dim, std::uint8_t metric, std::uint64_t limit) {
+std::string Header(std::uint64_t dim, std::uint8_t metric) {
   ByteWriter w;
   w.Var(dim);
   w.U8(metric);
-  w.Var(limit);
   return w.out;
 }
 
@@ -200,8 +230,8 @@ std::string Floats(std::vector<float> v) {
   return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
 }
 
-std::string Error(const std::string& image) {
-  auto loaded = VectorStore::Load(image);
+std::string Error(const std::string& image, std::uint32_t id_limit = 100) {
+  auto loaded = VectorStore::Load(image, id_limit);
   EXPECT_FALSE(loaded.ok());
   if (loaded.ok()) return "";
   EXPECT_EQ(loaded.status().code(), StatusCode::kCorruption);
@@ -210,43 +240,53 @@ std::string Error(const std::string& image) {
 
 TEST(VectorStore, LoadChecksInvariants) {
   using namespace std::string_literals;
-  // A valid two-record l2 image, dim 2, record 1 live.
-  const std::string ok = Image(Header(2, 2, 2) + "\x01\x01"s + Floats({0, 0, 1, 2}));
-  ASSERT_TRUE(VectorStore::Load(ok).ok());
-  EXPECT_EQ(VectorStore::Load(ok)->Get(1)[1], 2.0f);
+  // A valid l2 image, dim 2: record 1 live, none retained.
+  const std::string ok = Image(Header(2, 2) + "\x01\x01\x00"s + Floats({1, 2}));
+  ASSERT_TRUE(VectorStore::Load(ok, 2).ok());
+  EXPECT_EQ(VectorStore::Load(ok, 2)->Get(1)[1], 2.0f);
+  EXPECT_EQ(VectorStore::Load(ok, 2)->limit(), 2u);
+  // Record numbers at or past the caller's limit.
+  EXPECT_EQ(Error(ok, 1), "vector store image: bad record number");
+  EXPECT_EQ(
+      Error(Image(Header(2, 2) + "\x01\xff\xff\xff\xff\x0f\x00"s + Floats({1, 2})), UINT32_MAX),
+      "vector store image: bad record number");
 
   EXPECT_EQ(Error("ENGRMVEX" + ok.substr(8)),
             "vector store image: not a vector store (bad magic or too short)");
-  EXPECT_EQ(Error(Image(Header(0, 2, 0) + "\x00"s)), "vector store image: bad dimension");
-  EXPECT_EQ(Error(Image(Header(4097, 2, 0) + "\x00"s)), "vector store image: bad dimension");
-  EXPECT_EQ(Error(Image(Header(2, 3, 0) + "\x00"s)), "vector store image: bad metric");
-  // Counts past the end of the input.
-  EXPECT_EQ(Error(Image(Header(2, 2, 2) + "\x7f"s)), "vector store image: bad live count");
-  EXPECT_EQ(Error(Image(Header(2, 2, 1) + "\x02\x00\x00"s)), "vector store image: bad live count");
-  EXPECT_EQ(Error(Image(Header(4096, 2, 0xffffffff) + "\x00"s)),
-            "vector store image: vector data does not match limit x dimension");
-  EXPECT_EQ(Error(Image(Header(2, 2, 2) + "\x01\x02"s + Floats({0, 0, 1, 2}))),
-            "vector store image: bad live record number");
-  EXPECT_EQ(Error(Image(Header(2, 2, 2) + "\x02\x00\x00"s + Floats({0, 0, 1, 2}))),
-            "vector store image: bad live record number");
-  EXPECT_EQ(Error(Image(Header(2, 2, 2) + "\x01\x01"s + Floats({0, 0, 1}))),
-            "vector store image: vector data does not match limit x dimension");
-  EXPECT_EQ(Error(Image(Header(2, 2, 2) + "\x01\x01"s + Floats({0, 0, 1, 2, 3}))),
-            "vector store image: vector data does not match limit x dimension");
-  EXPECT_EQ(Error(Image(Header(2, 2, 2) + "\x01\x01"s + Floats({NAN, 0, 1, 2}))),
+  EXPECT_EQ(Error(Image(Header(0, 2) + "\x00\x00"s)), "vector store image: bad dimension");
+  EXPECT_EQ(Error(Image(Header(4097, 2) + "\x00\x00"s)), "vector store image: bad dimension");
+  EXPECT_EQ(Error(Image(Header(2, 3) + "\x00\x00"s)), "vector store image: bad metric");
+  // Counts past what the bytes left can hold (each record takes 1 + 8 bytes).
+  EXPECT_EQ(Error(Image(Header(2, 2) + "\x7f"s)), "vector store image: bad record count");
+  EXPECT_EQ(Error(Image(Header(2, 2) + "\x02\x00\x01\x00"s + Floats({1, 2}))),
+            "vector store image: bad record count");
+  EXPECT_EQ(Error(Image(Header(4096, 2) + "\x01\x00\x00"s)),
+            "vector store image: bad record count");
+  EXPECT_EQ(Error(Image(Header(2, 2) + "\x02\x00\x00\x00"s + Floats({0, 0, 1, 2}))),
+            "vector store image: bad record number");
+  EXPECT_EQ(Error(Image(Header(2, 2) + "\x01\x01\x01\x01"s + Floats({0, 0, 1, 2}))),
+            "vector store image: a retained record is live");
+  EXPECT_EQ(Error(Image(Header(2, 2) + "\x01\x01\x00"s + Floats({1, 2, 3, 4, 5}))),
+            "vector store image: vector data does not match the record count x dimension");
+  EXPECT_EQ(Error(Image(Header(2, 2) + "\x01\x01\x00"s + Floats({1, 2, 3}))),
+            "vector store image: vector data does not match the record count x dimension");
+  EXPECT_EQ(Error(Image(Header(2, 2) + "\x01\x01\x00"s + Floats({NAN, 0}))),
             "vector store image: vector component not finite or too large");
-  EXPECT_EQ(Error(Image(Header(2, 2, 2) + "\x01\x01"s + Floats({0, 0, 1, 1e16f}))),
+  EXPECT_EQ(Error(Image(Header(2, 2) + "\x00\x01\x01"s + Floats({0, 1e16f}))),
             "vector store image: vector component not finite or too large");
-  EXPECT_EQ(Error(Image(Header(2, 0, 2) + "\x01\x01"s + Floats({0, 0, 1, 2}))),
+  EXPECT_EQ(Error(Image(Header(2, 0) + "\x01\x01\x00"s + Floats({1, 2}))),
             "vector store image: cosine vector is not unit length");
   ASSERT_TRUE(
-      VectorStore::Load(Image(Header(2, 0, 2) + "\x01\x01"s + Floats({0, 0, 0.6f, 0.8f}))).ok());
+      VectorStore::Load(Image(Header(2, 0) + "\x01\x01\x00"s + Floats({0.6f, 0.8f})), 2).ok());
   // A varint with a redundant continuation byte reads back but is refused.
-  EXPECT_EQ(Error(Image("\x82\x00\x02\x02\x01\x01"s + Floats({0, 0, 1, 2}))),
+  EXPECT_EQ(Error(Image("\x82\x00\x02\x01\x01\x00"s + Floats({1, 2}))),
             "vector store image: non-canonical encoding");
-  std::string wrong_version = ok;
-  wrong_version[8] = 2;
-  EXPECT_EQ(Error(wrong_version), "vector store image: checksum mismatch (truncated or corrupt)");
+  // Version 1 images (every slot written) are refused: the caller rebuilds.
+  EXPECT_EQ(Error(Image(Header(2, 2) + "\x02\x01\x01"s + Floats({0, 0, 1, 2}), 1)),
+            "vector store image: unsupported version");
+  std::string flipped_version = ok;
+  flipped_version[8] = 3;
+  EXPECT_EQ(Error(flipped_version), "vector store image: checksum mismatch (truncated or corrupt)");
 }
 
 TEST(VectorStore, LoadRejectsGarbage) {
@@ -255,7 +295,7 @@ TEST(VectorStore, LoadRejectsGarbage) {
     std::string junk(std::uniform_int_distribution<int>(0, 80)(rng), '\0');
     for (char& c : junk) c = static_cast<char>(rng());
     if (i % 2) junk = Image(junk);
-    EXPECT_FALSE(VectorStore::Load(junk).ok());
+    EXPECT_FALSE(VectorStore::Load(junk, 1000).ok());
   }
 }
 

@@ -4,10 +4,13 @@
 // an optional graph image, split where the graph's magic "ENGRMHNS" first
 // appears after the store's header. Each part's trailing FNV-1a checksum is
 // recomputed first, so that mutations reach the structural checks instead of
-// stopping at the checksum. Invariants: never crashes, hangs or leaks; a
+// stopping at the checksum. Invariants: never crashes, hangs or leaks; the
+// loaders allocate at most kPerByte bytes per input byte plus their
+// documented bytes per record number below kIdLimit (alloc_budget.h); a
 // loaded store serialises back to the same bytes, a loaded graph to an image
-// that loads to itself, and searches on them (exact and, for graphs, both
-// filter modes) return live, allowed records in order.
+// that loads to itself, searches on them (exact and, for graphs, both filter
+// modes) return live, allowed records in order, and a graph takes a number
+// dropped and reused.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -16,6 +19,8 @@
 #include <string_view>
 #include <vector>
 
+#include "alloc_budget.h"
+#include "base/bytes.h"
 #include "base/roaring.h"
 #include "vector/exact/exact_search.h"
 #include "vector/hnsw/hnsw.h"
@@ -27,15 +32,16 @@ using engram::vector::ExactSearch;
 using engram::vector::Neighbor;
 using engram::vector::VectorStore;
 
-std::uint64_t Fnv1a(std::string_view s) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
+constexpr std::uint32_t kIdLimit = 64;
+constexpr std::size_t kPerByte = 64;
+// Per record number: dim x 4 bytes of vector (dim <= 4096), and the graph's
+// (2M + 1) x 4 link bytes, 2M stamps and a few flags (M <= 256).
+constexpr std::size_t kPerId = 4096 * 4 + 513 * 4 + 512 + 16;
+constexpr std::size_t kSlack = 256 * 1024;
 
 void FixChecksum(std::string& bytes) {
   if (bytes.size() < 16) return;
-  const std::uint64_t h = Fnv1a(std::string_view(bytes).substr(0, bytes.size() - 8));
+  const std::uint64_t h = engram::Fnv1a64(std::string_view(bytes).substr(0, bytes.size() - 8));
   for (int i = 0; i < 8; ++i) bytes[bytes.size() - 8 + i] = static_cast<char>(h >> (8 * i));
 }
 
@@ -62,13 +68,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FixChecksum(store_bytes);
   FixChecksum(graph_bytes);
 
-  engram::StatusOr<VectorStore> loaded = VectorStore::Load(store_bytes);
-  if (!loaded.ok()) {
-    if (loaded.status().message().empty()) std::abort();
-    return 0;
-  }
+  const std::size_t budget = kPerByte * size + kPerId * kIdLimit + kSlack;
+  engram::StatusOr<VectorStore> loaded = engram::fuzz::LoadWithin(
+      budget, "VectorStore::Load", [&] { return VectorStore::Load(store_bytes, kIdLimit); });
+  if (!loaded.ok()) return 0;
   VectorStore& store = *loaded;
-  if (store.Serialize() != store_bytes) std::abort();
+  if (store.Serialize(store.retained()) != store_bytes) std::abort();
   if (store.size() > store.limit()) std::abort();
 
   std::vector<float> raw(store.dim());
@@ -88,11 +93,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using engram::vector::HnswFilter;
   using engram::vector::HnswSearchParams;
   if (graph_bytes.empty()) return 0;
-  engram::StatusOr<Hnsw> graph = Hnsw::Load(graph_bytes, &store);
-  if (!graph.ok()) {
-    if (graph.status().message().empty()) std::abort();
-    return 0;
-  }
+  engram::StatusOr<Hnsw> graph = engram::fuzz::LoadWithin(
+      budget, "Hnsw::Load", [&] { return Hnsw::Load(graph_bytes, &store); });
+  if (!graph.ok()) return 0;
   // The graph image need not be canonical (Hnsw::Load may accept redundant
   // varint bytes), but what it writes must load back to the same image.
   const std::string image = graph->Serialize();
@@ -105,14 +108,27 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     CheckResults(store, graph->Search(query->data(), 5, params), 5, nullptr);
     CheckResults(store, graph->Search(query->data(), 5, params, &even), 5, &even);
   }
-  // The loaded graph stays usable for writes: add a record, drop another.
+  // The loaded graph stays usable for writes: add a record, remove one, and
+  // give the number of another to a new vector (dropped first).
   if (store.limit() < UINT32_MAX - 1 && store.Put(store.limit(), raw).ok()) {
     graph->Insert(store.limit() - 1);
     if (store.Contains(0)) {
       graph->Remove(0);
       store.Remove(0);
     }
+    for (std::uint32_t id : store.live()) {
+      if (!graph->Contains(id)) continue;
+      graph->Drop(id);
+      std::vector<float> moved(raw);
+      moved[0] += 1;
+      if (!store.Put(id, moved).ok()) std::abort();
+      graph->Insert(id);
+      break;
+    }
     CheckResults(store, graph->Search(query->data(), 3, HnswSearchParams{}), 3, nullptr);
+    const std::string after = graph->Serialize();
+    engram::StatusOr<Hnsw> reloaded = Hnsw::Load(after, &store);
+    if (!reloaded.ok() || reloaded->Serialize() != after) std::abort();
   }
   return 0;
 }

@@ -1,11 +1,15 @@
-// The records crash_writer.cc writes and crash_test.cc checks: deterministic
-// per batch, each with a unique word and a vector nobody else has, so that
-// the test can ask every index whether the record is there.
+// The records crash_writer.cc and power_loss_test.cc write and crash_checks.h
+// checks: deterministic per batch, each with a unique word and a vector
+// nobody else has, so that the test can ask every index whether the record
+// is there; and the writer's step.
 #ifndef ENGRAM_TESTS_INTEGRATION_CRASH_RECORDS_H_
 #define ENGRAM_TESTS_INTEGRATION_CRASH_RECORDS_H_
 
 #include <cmath>
+#include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engram/engine.h"
@@ -15,6 +19,9 @@ namespace engram::crash {
 inline constexpr const char* kCollection = "crash";
 inline constexpr int kRecords = 40;  // per batch, besides the counter
 inline constexpr std::size_t kDim = 8;
+// The writer's background checkpoints: after ~3 batches or 200 ms.
+inline constexpr std::uint64_t kCheckpointRecords = 120;
+inline constexpr std::uint64_t kCheckpointIntervalMs = 200;
 
 inline CollectionSpec Spec() {
   Checked<SchemaRef> schema = SchemaRef::Parse(
@@ -73,6 +80,30 @@ inline long CounterLevel(const Engine& engine) {
   const std::string& body = **c;
   const std::size_t at = body.find("\"level\":");
   return at == std::string::npos ? 0 : std::stol(body.substr(at + 8));
+}
+
+// One step of the writer: upserts batch `batch` in one durable write, and
+// after every fifth batch B deletes batch B-3 and, when `checkpoint`,
+// checkpoints. `ack` hears each acknowledgement ("acked", "deleted" with the
+// deleted batch, "checkpoint") as it returns. The first failure is returned.
+inline Status WriteStep(Engine& engine, long batch, bool checkpoint,
+                        const std::function<void(std::string_view what, long batch)>& ack) {
+  std::vector<std::string> records = Batch(batch);
+  std::vector<std::string_view> views(records.begin(), records.end());
+  StatusOr<WriteResult> r = engine.Upsert(kCollection, views);
+  if (!r.ok()) return r.status();
+  if (r->rejected) return Status::Internal("batch " + std::to_string(batch) + " rejected");
+  ack("acked", batch);
+  if (batch % 5 != 0 || batch <= 3) return Status::Ok();
+  const std::vector<std::string> ids = BatchIds(batch - 3);
+  StatusOr<WriteResult> d = engine.Delete(kCollection, ids);
+  if (!d.ok()) return d.status();
+  ack("deleted", batch - 3);
+  if (!checkpoint) return Status::Ok();
+  Status c = engine.Checkpoint(kCollection);
+  if (!c.ok()) return c;
+  ack("checkpoint", batch);
+  return Status::Ok();
 }
 
 }  // namespace engram::crash

@@ -1,13 +1,17 @@
 // The process crash_test.cc kills: it opens an engine on a store directory
 // and writes batches forever, printing a line to stdout after each write is
-// acknowledged ("acked B", "deleted B", "checkpoint"). Batch B upserts
+// acknowledged ("acked B", "deleted B", "checkpoint B"). Batch B upserts
 // kRecords records "bB-i" and the record "counter" with level B in one
 // durable write, so the counter names the last batch that is wholly there.
-// Every fifth batch is followed by a delete of batch B-3 and a checkpoint.
+// Every fifth batch is followed by a delete of batch B-3 and, one time in
+// four, a checkpoint. The engine also checkpoints in the background, with
+// thresholds small enough to do so many times in a run.
 //   crash_writer DIR SEED
+#include <chrono>
 #include <cstdio>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engram/engine.h"
@@ -19,7 +23,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   using namespace engram;
-  StatusOr<std::unique_ptr<Engine>> opened = Engine::Open(argv[1]);
+  Engine::Options options;
+  options.checkpoint_records = crash::kCheckpointRecords;
+  options.checkpoint_interval_ms = crash::kCheckpointIntervalMs;
+  StatusOr<std::unique_ptr<Engine>> opened = Engine::Open(argv[1], options);
   if (!opened.ok()) {
     std::fprintf(stderr, "open: %s\n", opened.status().message().c_str());
     return 3;
@@ -32,29 +39,22 @@ int main(int argc, char** argv) {
       return 3;
     }
   }
+  std::printf("created 0\n");
+  std::fflush(stdout);
   // Continue after the last batch that is there.
   long batch = crash::CounterLevel(engine) + 1;
   std::mt19937 rng(static_cast<unsigned>(std::stoul(argv[2])));
   for (;; ++batch) {
-    std::vector<std::string> records = crash::Batch(batch);
-    std::vector<std::string_view> views(records.begin(), records.end());
-    StatusOr<WriteResult> r = engine.Upsert(crash::kCollection, views);
-    if (!r.ok() || r->rejected) {
-      std::fprintf(stderr, "upsert %ld failed\n", batch);
+    Status s = crash::WriteStep(engine, batch, rng() % 4 == 0, [](std::string_view what, long b) {
+      std::printf("%.*s %ld\n", static_cast<int>(what.size()), what.data(), b);
+      std::fflush(stdout);
+    });
+    if (!s.ok()) {
+      std::fprintf(stderr, "batch %ld: %s\n", batch, s.message().c_str());
       return 3;
     }
-    std::printf("acked %ld\n", batch);
-    std::fflush(stdout);
-    if (batch % 5 == 0 && batch > 3) {
-      std::vector<std::string> ids = crash::BatchIds(batch - 3);
-      if (!engine.Delete(crash::kCollection, ids).ok()) return 3;
-      std::printf("deleted %ld\n", batch - 3);
-      std::fflush(stdout);
-      if (rng() % 2 == 0) {
-        if (!engine.Checkpoint(crash::kCollection).ok()) return 3;
-        std::printf("checkpoint\n");
-        std::fflush(stdout);
-      }
-    }
+    // Now and then a pause, as between an agent's turns: the background
+    // links and checkpoints in the pauses of a collection's writes.
+    if (rng() % 3 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 80));
   }
 }

@@ -1,6 +1,7 @@
 #include "storage/testing/fault_vfs.h"
 
 #include <cstdint>
+#include <filesystem>
 #include <mutex>
 #include <new>
 #include <random>
@@ -17,6 +18,10 @@ struct FaultFile {
   sqlite3_file base;  // first, so a sqlite3_file* is a FaultFile*
   FaultVfs* owner;
   sqlite3_file* real;
+  const char* path;  // SQLite keeps the name valid until xClose; null for temporary files
+  // SQLite's unix VFS fsyncs the directory on the first sync of a WAL or
+  // journal it opened with SQLITE_OPEN_CREATE (unixOpen's syncDir).
+  bool syncs_directory;
 };
 
 FaultFile* Self(sqlite3_file* f) {
@@ -30,7 +35,12 @@ const sqlite3_io_methods* M(sqlite3_file* f) {
 }
 
 int Close(sqlite3_file* f) {
+  Self(f)->owner->FileOpened(-1);
   return M(f)->xClose(Real(f));
+}
+
+std::string Directory(const char* path) {
+  return std::filesystem::path(path).parent_path().string();
 }
 
 int Read(sqlite3_file* f, void* buf, int n, sqlite3_int64 off) {
@@ -39,21 +49,43 @@ int Read(sqlite3_file* f, void* buf, int n, sqlite3_int64 off) {
 }
 
 int Write(sqlite3_file* f, const void* buf, int n, sqlite3_int64 off) {
-  FaultVfs* owner = Self(f)->owner;
-  if (owner->ShouldFail(FaultVfs::Op::kWrite)) {
-    if (owner->tear_writes() && n > 1) (void)M(f)->xWrite(Real(f), buf, n / 2, off);
+  FaultFile* self = Self(f);
+  FaultVfs* owner = self->owner;
+  const FaultVfs::Decision d = owner->Decide(FaultVfs::Op::kWrite);
+  if (d.fail) {
+    if (!d.track && owner->tear_writes() && n > 1) (void)M(f)->xWrite(Real(f), buf, n / 2, off);
+    return SQLITE_IOERR_WRITE;
+  }
+  if (d.track && self->path != nullptr &&
+      !owner->durable().WillWrite(self->path, Real(f), buf, n, off)) {
     return SQLITE_IOERR_WRITE;
   }
   return M(f)->xWrite(Real(f), buf, n, off);
 }
 
 int Truncate(sqlite3_file* f, sqlite3_int64 size) {
+  FaultFile* self = Self(f);
+  const FaultVfs::Decision d = self->owner->Decide(FaultVfs::Op::kTruncate);
+  if (d.fail) return SQLITE_IOERR_TRUNCATE;
+  if (d.track && self->path != nullptr &&
+      !self->owner->durable().WillTruncate(self->path, Real(f), size)) {
+    return SQLITE_IOERR_TRUNCATE;
+  }
   return M(f)->xTruncate(Real(f), size);
 }
 
 int Sync(sqlite3_file* f, int flags) {
-  if (Self(f)->owner->ShouldFail(FaultVfs::Op::kSync)) return SQLITE_IOERR_FSYNC;
-  return M(f)->xSync(Real(f), flags);
+  FaultFile* self = Self(f);
+  const FaultVfs::Decision d = self->owner->Decide(FaultVfs::Op::kSync);
+  if (d.fail) return SQLITE_IOERR_FSYNC;
+  const int rc = M(f)->xSync(Real(f), flags);
+  if (rc != SQLITE_OK || self->path == nullptr) return rc;
+  if (d.track) self->owner->durable().Synced(self->path, Real(f));
+  if (self->syncs_directory) {
+    self->syncs_directory = false;
+    if (d.track) self->owner->durable().DirectorySynced(Directory(self->path));
+  }
+  return rc;
 }
 
 int FileSize(sqlite3_file* f, sqlite3_int64* size) {
@@ -136,15 +168,40 @@ int Open(sqlite3_vfs* vfs, sqlite3_filename name, sqlite3_file* file, int flags,
   self->owner = Owner(vfs);
   self->real = reinterpret_cast<sqlite3_file*>(self + 1);
   self->real->pMethods = nullptr;
+  self->path = name;
+  const int type = flags & 0xFFFFFF00;
+  self->syncs_directory = (flags & SQLITE_OPEN_CREATE) != 0 &&
+                          (type == SQLITE_OPEN_WAL || type == SQLITE_OPEN_MAIN_JOURNAL ||
+                           type == SQLITE_OPEN_SUPER_JOURNAL);
+  self->base.pMethods = nullptr;
   sqlite3_vfs* real = RealVfs(vfs);
+  // With power loss: whether the open makes the file (a directory entry
+  // that is not durable yet), which a machine without power cannot.
+  const FaultVfs::Decision d = self->owner->DecideCreate();
+  int existed = 1;
+  if (d.track && name != nullptr && (flags & SQLITE_OPEN_CREATE) != 0 &&
+      real->xAccess(real, name, SQLITE_ACCESS_EXISTS, &existed) != SQLITE_OK) {
+    return SQLITE_CANTOPEN;
+  }
+  if (!existed && d.fail) return SQLITE_CANTOPEN;
   int rc = real->xOpen(real, name, self->real, flags, out_flags);
   // SQLite calls xClose whenever pMethods is set, even after a failed open.
   self->base.pMethods = self->real->pMethods != nullptr ? &kMethods : nullptr;
+  if (self->base.pMethods != nullptr) self->owner->FileOpened(1);
+  if (rc == SQLITE_OK && d.track && name != nullptr) {
+    self->owner->durable().Opened(name, !existed, type == SQLITE_OPEN_MAIN_DB, self->real);
+  }
   return rc;
 }
 
 int Delete(sqlite3_vfs* vfs, const char* name, int sync_dir) {
-  return RealVfs(vfs)->xDelete(RealVfs(vfs), name, sync_dir);
+  const FaultVfs::Decision d = Owner(vfs)->Decide(FaultVfs::Op::kDelete);
+  if (d.fail) return SQLITE_IOERR_DELETE;
+  if (!d.track) return RealVfs(vfs)->xDelete(RealVfs(vfs), name, sync_dir);
+  const int rc = Owner(vfs)->durable().Delete(name);
+  if (rc == SQLITE_OK && (sync_dir & 1) != 0)
+    Owner(vfs)->durable().DirectorySynced(Directory(name));
+  return rc;
 }
 int Access(sqlite3_vfs* vfs, const char* name, int flags, int* out) {
   return RealVfs(vfs)->xAccess(RealVfs(vfs), name, flags, out);
@@ -215,6 +272,29 @@ void FaultVfs::Arm(const FaultPlan& plan) {
   counters_ = FaultCounters{};
   rng_.seed(plan.seed);
   failed_ = false;
+  durable_.Reset();
+}
+
+void FaultVfs::FileOpened(int delta) {
+  std::lock_guard<std::mutex> lock(mu_);
+  open_files_ += delta;
+}
+
+StatusOr<RevertStats> FaultVfs::PowerCycle() {
+  FaultPlan plan;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!plan_.power_loss) return Status::FailedPrecondition("the plan has no power loss");
+    if (open_files_ > 0) {
+      return Status::FailedPrecondition(std::to_string(open_files_) + " files are still open");
+    }
+    plan = plan_;
+  }
+  RevertStats stats;
+  Status reverted = durable_.Revert(plan.keep_unsynced_probability, plan.seed, &stats);
+  Disarm();
+  if (!reverted.ok()) return reverted;
+  return stats;
 }
 
 FaultCounters FaultVfs::counters() const {
@@ -227,7 +307,12 @@ bool FaultVfs::tear_writes() const {
   return plan_.tear_writes;
 }
 
-bool FaultVfs::ShouldFail(Op op) {
+FaultVfs::Decision FaultVfs::DecideCreate() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return {counters_.power_cut, plan_.power_loss};
+}
+
+FaultVfs::Decision FaultVfs::Decide(Op op) {
   std::lock_guard<std::mutex> lock(mu_);
   std::uint64_t count = 0;
   std::uint64_t at = 0;
@@ -248,6 +333,21 @@ bool FaultVfs::ShouldFail(Op op) {
       at = plan_.fail_read_at;
       probability = plan_.read_failure_probability;
       break;
+    case Op::kTruncate:
+      ++counters_.truncates;
+      break;
+    case Op::kDelete:
+      ++counters_.deletes;
+      break;
+  }
+  if (plan_.power_loss && op != Op::kRead) {
+    if (!counters_.power_cut && counters_.changes() == plan_.power_cut_at) {
+      counters_.power_cut = true;
+    }
+    if (counters_.power_cut) {
+      ++counters_.injected;
+      return {true, true};
+    }
   }
   bool fail = (at != 0 && count == at) || (plan_.sticky && failed_ && op != Op::kRead);
   if (!fail && probability > 0) {
@@ -257,7 +357,7 @@ bool FaultVfs::ShouldFail(Op op) {
     ++counters_.injected;
     failed_ = true;
   }
-  return fail;
+  return {fail, plan_.power_loss};
 }
 
 }  // namespace engram::storage::testing

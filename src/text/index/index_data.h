@@ -1,8 +1,8 @@
 // The storage of a TextIndex: the term dictionary, the postings with
-// per-field term frequencies and positions, per-document field lengths and
-// forward lists (so that a replaced or removed document leaves no trace), and
-// the collection statistics BM25 needs. Written by text_index.cc and
-// serialize.cc, read by text/rank/.
+// per-field term frequencies and positions (in blocks, postings.cc),
+// per-document field lengths and forward lists (so that a replaced or removed
+// document leaves no trace), and the collection statistics BM25 needs.
+// Written by text_index.cc, postings.cc and serialize.cc, read by text/rank/.
 #ifndef ENGRAM_TEXT_INDEX_INDEX_DATA_H_
 #define ENGRAM_TEXT_INDEX_INDEX_DATA_H_
 
@@ -19,28 +19,73 @@
 
 namespace engram::text {
 
-// The postings of one (stemmed) term, as parallel arrays ordered by document.
+// A run of one term's postings, as parallel arrays ordered by document.
 // Posting i is document docs[i]; its frequency in field f is tfs[i * F + f];
 // its positions are positions[pos_start[i] .. pos_start[i + 1]), field 0's
 // ascending, then field 1's, and so on (tfs give the split).
-struct TermPostings {
+struct PostingBlock {
   std::vector<std::uint32_t> docs;
   std::vector<std::uint32_t> tfs;
   std::vector<std::uint32_t> pos_start{0};
   std::vector<std::uint32_t> positions;
-  // Per field, over the postings with tf > 0 in that field: the largest tf
-  // and the shortest field length. Exact (recomputed when a posting goes);
-  // they bound a posting's BM25 contribution for dynamic pruning.
-  std::vector<std::uint32_t> max_tf;
-  std::vector<std::uint32_t> min_len;
 
   std::size_t size() const { return docs.size(); }
-  std::uint32_t tf(std::size_t i, std::size_t field, std::size_t num_fields) const {
-    return tfs[i * num_fields + field];
-  }
   // The positions of posting i in `field`.
   const std::uint32_t* field_positions(std::size_t i, std::size_t field, std::size_t num_fields,
                                        std::size_t* count) const;
+  // Bytes held (capacities), for MemoryBytes.
+  std::size_t MemoryBytes() const;
+};
+
+// Where a posting is: block b, index i in it.
+struct PostingAt {
+  std::size_t block = 0;
+  std::size_t i = 0;
+};
+
+// The postings of one (stemmed) term, in document order, cut into blocks of
+// at most kBlockPostings (a B+-tree's leaves without inner nodes), so that
+// adding or removing a document in the middle costs a block, not the list:
+// bulk re-puts and removes stay linear in the documents (issue 18).
+struct TermPostings {
+  // A block holds at most kBlockPostings postings, and is split once its
+  // positions pass kBlockPositions (one posting may hold more: a document's
+  // own positions are its cost), so an insert moves a bounded amount.
+  static constexpr std::size_t kBlockPostings = 128;
+  static constexpr std::size_t kBlockPositions = 4096;
+  // Non-empty, in document order (each block's documents before the next's).
+  // By value, so that an append reaches the last block's arrays through one
+  // record less; a split in the middle moves the later block records (96
+  // bytes each: a list of N postings moves N / 2 bytes, once per 64 inserts).
+  std::vector<PostingBlock> blocks;
+  // lasts[b]: the last document of blocks[b], contiguous so that finding a
+  // block is a binary search over one array (not a pointer chase per step).
+  std::vector<std::uint32_t> lasts;
+  std::uint32_t count = 0;  // postings (documents with the term)
+  // Per field, over the live postings with tf > 0 in that field: an upper
+  // bound of tf and a lower bound of the field's length (0: none). They bound
+  // a posting's BM25 contribution for dynamic pruning. Put keeps them exact;
+  // Remove leaves them loose (still bounds) and recomputes them once the
+  // postings removed since pass half the list, so the work is amortised O(1).
+  std::vector<std::uint32_t> max_tf;
+  std::vector<std::uint32_t> min_len;
+  std::uint32_t removed = 0;  // postings removed since the bounds were exact
+
+  std::size_t size() const { return count; }
+  bool empty() const { return count == 0; }
+  const PostingBlock& block(std::size_t b) const { return blocks[b]; }
+  std::uint32_t doc(PostingAt at) const { return blocks[at.block].docs[at.i]; }
+  // The position of `doc`'s posting, or of the first posting after it
+  // (block == blocks.size() when none).
+  PostingAt LowerBound(std::uint32_t doc) const;
+  // Calls f(doc, block, i) for every posting, in document order.
+  template <typename F>
+  void ForEach(F&& f) const {
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+      const PostingBlock& k = blocks[b];
+      for (std::size_t i = 0; i < k.size(); ++i) f(k.docs[i], b, i);
+    }
+  }
 };
 
 // A word as it appeared in documents (before stemming), for prefix queries:
@@ -71,10 +116,12 @@ struct IndexData {
   std::uint64_t put_serial = 0;             // Put's counter (SurfaceWord::seen)
 
   roaring::Roaring live;  // live documents
-  // doc * F + f: the number of tokens of field f of doc (0 for absent docs).
+  // doc * F + f: the number of tokens of field f of doc (0 for absent docs);
+  // dense up to the largest record number put.
   std::vector<std::uint32_t> lengths;
   // doc -> distinct term ids, and the ids of its distinct surface words
-  // (stemmed indexes only), of the live document; in no particular order.
+  // (stemmed indexes only), of the live document; in no particular order;
+  // freed (not just cleared) on Remove.
   std::vector<std::vector<std::uint32_t>> doc_terms;
   std::vector<std::vector<std::uint32_t>> doc_surface;
   std::vector<std::uint64_t> total_len;  // per field, over live documents
@@ -110,8 +157,42 @@ struct IndexData {
   }
 };
 
-// Recomputes p.max_tf and p.min_len from p's postings and data's lengths.
+// Recomputes p.max_tf and p.min_len from p's postings and data's lengths
+// (exact again: p.removed = 0).
 void RecomputeBounds(const IndexData& data, TermPostings& p);
+
+// Posting-list upkeep (postings.cc). Adds posting `doc` (tfs: F values; its
+// `count` positions, field by field) to p in document order: appended when
+// doc is past the last posting (filling the last block, then a new one),
+// inserted into its block otherwise (splitting a full block). doc must not
+// be in p.
+void AddPosting(TermPostings& p, std::uint32_t doc, const std::uint32_t* tfs, std::size_t nf,
+                const std::uint32_t* pos, std::uint32_t count);
+// AddPosting for the common case, inline: doc past the last posting and room
+// in the last block; everything else goes to AddPosting.
+inline void AppendPosting(TermPostings& p, std::uint32_t doc, const std::uint32_t* tfs,
+                          std::size_t nf, const std::uint32_t* pos, std::uint32_t count) {
+  if (p.blocks.empty()) return AddPosting(p, doc, tfs, nf, pos, count);
+  PostingBlock& k = p.blocks.back();
+  if (k.docs.back() >= doc || k.size() >= TermPostings::kBlockPostings ||
+      k.positions.size() >= TermPostings::kBlockPositions) {
+    return AddPosting(p, doc, tfs, nf, pos, count);
+  }
+  ++p.count;
+  p.lasts.back() = doc;
+  k.docs.push_back(doc);
+  k.tfs.insert(k.tfs.end(), tfs, tfs + nf);
+  k.positions.insert(k.positions.end(), pos, pos + count);
+  k.pos_start.push_back(static_cast<std::uint32_t>(k.positions.size()));
+}
+// Removes posting `doc` from p (no-op when absent); a block left empty goes,
+// one left a quarter full merges with a neighbour when both fit in one.
+void RemovePosting(TermPostings& p, std::uint32_t doc, std::size_t nf);
+// Fetches ahead what finding `doc` in the postings of `terms` reads (term
+// records, block bounds, the blocks), level by level across the terms, so
+// that their cache misses overlap instead of coming one after another.
+void PrefetchPostings(const IndexData& data, const std::vector<std::uint32_t>& terms,
+                      std::uint32_t doc);
 
 }  // namespace engram::text
 

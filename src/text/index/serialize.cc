@@ -1,17 +1,23 @@
-// TextIndex::Serialize and Load. The image (version 1), little-endian, varints
+// TextIndex::Serialize and Load. The image (version 2), little-endian, varints
 // as LEB128:
 //   "ENGRMTXI" u32 version
 //   options: varint F, F x (string name, f64 weight), u8 stemmer, f64 k1, f64 b, u8 relax
-//   documents: varint limit, limit x (u8 live, live ? F x varint length)
+//   documents (live only): varint count, count x (varint doc [the first as
+//          is, then the gap to the previous, >= 1], F x varint length)
 //   terms: varint count, count x (string text [strictly ascending],
 //          varint postings, postings x (varint doc delta, F x varint tf,
 //          F x tf x varint position delta))
 //   surface words (stemmers only): varint count, count x (string word, varint term),
 //          then per live document: varint count, count x varint word delta
 //   u64 FNV-1a of everything before.
+// Version 1 wrote a byte for every record number below the largest, live or
+// not; it is refused (the caller rebuilds from its records).
 // Load checks the checksum and every structural invariant search relies on
 // (ascending documents and positions, live documents, tokens adding up to the
-// field lengths), and never allocates more than the input can describe.
+// field lengths), and checks each count against the bytes left (with the
+// fewest bytes an item can take) before allocating for it, so that what it
+// allocates is bounded by the image's size and, per document number, by the
+// caller's doc_limit.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -24,7 +30,7 @@ namespace engram::text {
 namespace {
 
 constexpr char kMagic[8] = {'E', 'N', 'G', 'R', 'M', 'T', 'X', 'I'};
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;
 constexpr std::size_t kMaxFields = 256;
 
 }  // namespace
@@ -44,14 +50,14 @@ std::string TextIndex::Serialize() const {
   w.F64(d.options.k1);
   w.F64(d.options.b);
   w.U8(d.options.relax ? 1 : 0);
-  const std::size_t limit = d.lengths.size() / nf;
-  w.Var(limit);
-  for (std::uint32_t doc = 0; doc < limit; ++doc) {
-    const bool live = d.live.contains(doc);
-    w.U8(live ? 1 : 0);
-    if (live) {
-      for (std::size_t f = 0; f < nf; ++f) w.Var(d.length(doc, f));
-    }
+  w.Var(d.live.cardinality());
+  std::uint32_t prev = 0;
+  bool first_doc = true;
+  for (const std::uint32_t doc : d.live) {
+    w.Var(first_doc ? doc : doc - prev);
+    first_doc = false;
+    prev = doc;
+    for (std::size_t f = 0; f < nf; ++f) w.Var(d.length(doc, f));
   }
   // Terms in text order; their serialised index is their rank in that order.
   const std::vector<std::uint32_t> ordered = d.TermsInTextOrder();
@@ -63,17 +69,20 @@ std::string TextIndex::Serialize() const {
     const TermPostings& p = d.postings[id];
     w.Str(d.term_text[id]);
     w.Var(p.size());
-    std::uint32_t prev = 0;
-    for (std::size_t i = 0; i < p.size(); ++i) {
-      w.Var(i == 0 ? p.docs[i] : p.docs[i] - prev);
-      prev = p.docs[i];
-      for (std::size_t f = 0; f < nf; ++f) w.Var(p.tf(i, f, nf));
+    std::uint32_t last = 0;
+    bool first = true;
+    p.ForEach([&](std::uint32_t doc, std::size_t b, std::size_t i) {
+      const PostingBlock& k = p.block(b);
+      w.Var(first ? doc : doc - last);
+      first = false;
+      last = doc;
+      for (std::size_t f = 0; f < nf; ++f) w.Var(k.tfs[i * nf + f]);
       for (std::size_t f = 0; f < nf; ++f) {
         std::size_t n;
-        const std::uint32_t* pos = p.field_positions(i, f, nf, &n);
+        const std::uint32_t* pos = k.field_positions(i, f, nf, &n);
         for (std::size_t j = 0; j < n; ++j) w.Var(j == 0 ? pos[j] : pos[j] - pos[j - 1]);
       }
-    }
+    });
   }
   if (d.stemmed()) {
     w.Var(d.surface.size());
@@ -100,10 +109,9 @@ std::string TextIndex::Serialize() const {
   return std::move(w.out);
 }
 
-std::optional<TextIndex> TextIndex::Load(std::string_view bytes, std::string* error) {
-  auto fail = [&](const char* why) -> std::optional<TextIndex> {
-    if (error) *error = std::string("text index image: ") + why;
-    return std::nullopt;
+StatusOr<TextIndex> TextIndex::Load(std::string_view bytes, std::uint32_t doc_limit) {
+  auto fail = [](const char* why) -> StatusOr<TextIndex> {
+    return Status::Corruption(std::string("text index image: ") + why);
   };
   if (bytes.size() < 8 + 4 + 8 || std::memcmp(bytes.data(), kMagic, 8) != 0) {
     return fail("not a text index (bad magic or too short)");
@@ -137,65 +145,78 @@ std::optional<TextIndex> TextIndex::Load(std::string_view bytes, std::string* er
   d.options.relax = relax == 1;
   d.total_len.assign(nf, 0);
 
-  const std::size_t limit = r.Count();
-  if (!r.ok() || limit >= UINT32_MAX) return fail("bad document count");
+  // Documents: each takes at least its number and F lengths, a byte each.
+  const std::size_t num_docs = r.Count(1 + nf);
+  if (!r.ok()) return fail("bad document count");
+  std::vector<std::uint32_t> docs(num_docs), declared(num_docs * nf);
+  for (std::size_t i = 0; i < num_docs; ++i) {
+    const std::uint64_t step = r.Var();
+    const std::uint64_t doc = i == 0 ? step : std::uint64_t{docs[i - 1]} + step;
+    if (!r.ok() || (i > 0 && step == 0) || doc >= doc_limit) return fail("bad document number");
+    docs[i] = static_cast<std::uint32_t>(doc);
+    for (std::size_t f = 0; f < nf; ++f) declared[i * nf + f] = static_cast<std::uint32_t>(r.Var());
+  }
+  if (!r.ok()) return fail("truncated documents");
+  // Per document number up to the largest: dense, bounded by doc_limit.
+  const std::size_t limit = num_docs == 0 ? 0 : std::size_t{docs.back()} + 1;
   d.lengths.assign(limit * nf, 0);
   d.doc_terms.resize(limit);
   d.doc_surface.resize(limit);
-  for (std::uint32_t doc = 0; doc < limit; ++doc) {
-    const std::uint64_t live = r.Fixed(1);
-    if (!r.ok() || live > 1) return fail("bad document");
-    if (live == 0) continue;
-    d.live.add(doc);
+  for (std::size_t i = 0; i < num_docs; ++i) {
+    d.live.add(docs[i]);
     for (std::size_t f = 0; f < nf; ++f) {
-      d.lengths[doc * nf + f] = static_cast<std::uint32_t>(r.Var());
-      d.total_len[f] += d.lengths[doc * nf + f];
+      d.lengths[std::size_t{docs[i]} * nf + f] = declared[i * nf + f];
+      d.total_len[f] += declared[i * nf + f];
     }
   }
-  if (!r.ok()) return fail("truncated documents");
-
   // Tokens seen per document and field, to check they add up to the lengths.
-  std::vector<std::uint64_t> tokens(limit * nf, 0);
-  const std::size_t num_terms = r.Count();
+  std::vector<std::uint32_t> tokens(limit * nf, 0);
+
+  // Terms: each takes at least its text (2 bytes), a posting count and one
+  // posting (a document, F frequencies, a position).
+  const std::size_t num_terms = r.Count(5 + nf);
+  if (!r.ok()) return fail("bad term count");
+  d.term_text.reserve(num_terms);
+  d.postings.reserve(num_terms);
+  std::vector<std::uint32_t> tfs(nf), positions;
   for (std::uint32_t id = 0; id < num_terms && r.ok(); ++id) {
     std::string text = r.Str();
     if (!r.ok() || text.empty() || (id > 0 && !(d.term_text.back() < text))) {
       return fail("bad term dictionary");
     }
     TermPostings p;
-    const std::size_t n = r.Count();
+    const std::size_t n = r.Count(2 + nf);
     if (!r.ok() || n == 0) return fail("bad postings");
-    // Count bounds n by the bytes left, so these allocations are too.
-    p.docs.reserve(n);
-    p.tfs.reserve(n * nf);
-    p.pos_start.reserve(n + 1);
+    std::uint64_t doc = 0;
     for (std::size_t i = 0; i < n; ++i) {
       const std::uint64_t delta = r.Var();
-      const std::uint64_t doc = i == 0 ? delta : std::uint64_t{p.docs.back()} + delta;
+      doc = i == 0 ? delta : doc + delta;
       if (!r.ok() || (i > 0 && delta == 0) || doc >= limit ||
           !d.live.contains(static_cast<std::uint32_t>(doc))) {
         return fail("bad posting document");
       }
-      p.docs.push_back(static_cast<std::uint32_t>(doc));
       std::uint64_t count = 0;
       for (std::size_t f = 0; f < nf; ++f) {
-        p.tfs.push_back(static_cast<std::uint32_t>(r.Var()));
-        count += p.tfs.back();
+        tfs[f] = static_cast<std::uint32_t>(r.Var());
+        count += tfs[f];
       }
       if (!r.ok() || count == 0 || count > r.left()) return fail("bad term frequencies");
+      positions.clear();
       for (std::size_t f = 0; f < nf; ++f) {
-        const std::uint32_t tf = p.tfs[i * nf + f];
         const std::uint32_t len = d.length(static_cast<std::uint32_t>(doc), f);
-        tokens[doc * nf + f] += tf;
+        std::uint32_t& seen = tokens[doc * nf + f];
+        if (tfs[f] > len - seen) return fail("bad term frequencies");
+        seen += tfs[f];
         std::uint64_t pos = 0;
-        for (std::uint32_t j = 0; j < tf; ++j) {
+        for (std::uint32_t j = 0; j < tfs[f]; ++j) {
           const std::uint64_t step = r.Var();
           pos = j == 0 ? step : pos + step;
           if (!r.ok() || (j > 0 && step == 0) || pos >= len) return fail("bad positions");
-          p.positions.push_back(static_cast<std::uint32_t>(pos));
+          positions.push_back(static_cast<std::uint32_t>(pos));
         }
       }
-      p.pos_start.push_back(static_cast<std::uint32_t>(p.positions.size()));
+      AddPosting(p, static_cast<std::uint32_t>(doc), tfs.data(), nf, positions.data(),
+                 static_cast<std::uint32_t>(positions.size()));
       d.doc_terms[doc].push_back(id);
     }
     if (!d.stemmed()) d.terms.emplace(text, id);
@@ -210,7 +231,10 @@ std::optional<TextIndex> TextIndex::Load(std::string_view bytes, std::string* er
   for (TermPostings& p : d.postings) RecomputeBounds(d, p);
 
   if (d.stemmed()) {
-    const std::size_t words = r.Count();
+    // Each word takes at least its text (2 bytes) and its term.
+    const std::size_t words = r.Count(3);
+    if (!r.ok()) return fail("bad surface word count");
+    d.surface_words.reserve(words);
     for (std::size_t i = 0; i < words && r.ok(); ++i) {
       std::string word = r.Str();
       const std::uint64_t term = r.Var();

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "base/bytes.h"
 #include "base/test_seed_files.h"
 #include "text/index/text_index.h"
 
@@ -29,9 +30,8 @@ TEST(Serialize, RoundTripIsByteIdentical) {
   for (Stemmer s : {Stemmer::kNone, Stemmer::kEnglish, Stemmer::kDutch}) {
     TextIndex index = Small(s);
     std::string bytes = index.Serialize();
-    std::string error;
-    std::optional<TextIndex> loaded = TextIndex::Load(bytes, &error);
-    ASSERT_TRUE(loaded.has_value()) << error;
+    StatusOr<TextIndex> loaded = TextIndex::Load(bytes, 10);
+    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
     EXPECT_EQ(loaded->Serialize(), bytes);
     EXPECT_EQ(loaded->size(), 3u);
     EXPECT_FALSE(loaded->Contains(3));
@@ -41,8 +41,8 @@ TEST(Serialize, RoundTripIsByteIdentical) {
 
 TEST(Serialize, LoadedIndexAcceptsUpdates) {
   TextIndex index = Small(Stemmer::kEnglish);
-  std::optional<TextIndex> loaded = TextIndex::Load(index.Serialize(), nullptr);
-  ASSERT_TRUE(loaded.has_value());
+  StatusOr<TextIndex> loaded = TextIndex::Load(index.Serialize(), 10);
+  ASSERT_TRUE(loaded.ok());
   loaded->Remove(0);
   index.Remove(0);
   loaded->Put(4, {"winter", "hedgehogs"});
@@ -53,11 +53,12 @@ TEST(Serialize, LoadedIndexAcceptsUpdates) {
 TEST(Serialize, EveryTruncationIsRejected) {
   std::string bytes = Small(Stemmer::kEnglish).Serialize();
   for (std::size_t n = 0; n < bytes.size(); ++n) {
-    std::string error;
-    EXPECT_FALSE(TextIndex::Load(bytes.substr(0, n), &error).has_value()) << n;
-    EXPECT_FALSE(error.empty());
+    StatusOr<TextIndex> loaded = TextIndex::Load(bytes.substr(0, n), 10);
+    ASSERT_FALSE(loaded.ok()) << n;
+    EXPECT_EQ(loaded.status().code(), StatusCode::kCorruption);
+    EXPECT_FALSE(loaded.status().message().empty());
   }
-  EXPECT_FALSE(TextIndex::Load(bytes + "x", nullptr).has_value());
+  EXPECT_FALSE(TextIndex::Load(bytes + "x", 10).ok());
 }
 
 TEST(Serialize, EveryByteFlipIsRejected) {
@@ -66,9 +67,45 @@ TEST(Serialize, EveryByteFlipIsRejected) {
     for (int bit : {0, 3, 7}) {
       std::string bad = bytes;
       bad[i] = static_cast<char>(bad[i] ^ (1 << bit));
-      EXPECT_FALSE(TextIndex::Load(bad, nullptr).has_value()) << i << " bit " << bit;
+      EXPECT_FALSE(TextIndex::Load(bad, 10).ok()) << i << " bit " << bit;
     }
   }
+}
+
+// Document numbers at or past the caller's limit are refused before the
+// per-document arrays are allocated, and so are images of version 1.
+TEST(Serialize, LimitsAndOldVersionsAreRefused) {
+  const std::string bytes = Small(Stemmer::kEnglish).Serialize();  // documents 0, 7, 9
+  EXPECT_TRUE(TextIndex::Load(bytes, 10).ok());
+  StatusOr<TextIndex> past = TextIndex::Load(bytes, 9);
+  ASSERT_FALSE(past.ok());
+  EXPECT_EQ(past.status().code(), StatusCode::kCorruption);
+  EXPECT_EQ(past.status().message(), "text index image: bad document number");
+  std::string old = bytes;
+  old[8] = 1;  // version 1, checksum fixed
+  old.resize(old.size() - 8);
+  ByteWriter w;
+  w.Fixed(Fnv1a64(old), 8);
+  EXPECT_EQ(TextIndex::Load(old + w.out, 10).status().message(),
+            "text index image: unsupported version");
+}
+
+// Images hold the live documents only: removing documents shrinks them to
+// what an index of the survivors writes.
+TEST(Serialize, ImagesCarryNothingOfRemovedDocuments) {
+  TextIndexOptions o;
+  o.fields = {{"body", 1.0}};
+  TextIndex index(o), survivors(o);
+  for (std::uint32_t d = 0; d < 1000; ++d) index.Put(d, {"word" + std::to_string(d % 37)});
+  for (std::uint32_t d = 0; d < 1000; ++d) {
+    if (d % 100 == 99) {
+      survivors.Put(d, {"word" + std::to_string(d % 37)});
+    } else {
+      index.Remove(d);
+    }
+  }
+  EXPECT_EQ(index.Serialize(), survivors.Serialize());
+  EXPECT_LT(index.Serialize().size(), 300u);
 }
 
 TEST(Serialize, GarbageIsRejected) {
@@ -77,7 +114,7 @@ TEST(Serialize, GarbageIsRejected) {
     std::string junk(std::uniform_int_distribution<int>(0, 64)(rng), '\0');
     for (char& c : junk) c = static_cast<char>(rng());
     if (i % 2) junk.replace(0, std::min<std::size_t>(8, junk.size()), "ENGRMTXI");
-    EXPECT_FALSE(TextIndex::Load(junk, nullptr).has_value());
+    EXPECT_FALSE(TextIndex::Load(junk, 10).ok());
   }
 }
 
@@ -88,9 +125,25 @@ TEST(Serialize, FuzzSeedsAreCurrentImages) {
   const std::string dir = "tests/fuzz/seeds/text_index/";
   TextIndexOptions o;
   o.fields = {{"body", 1.0}};
+  // A small real index after churn: documents removed, replaced, and new
+  // ones under freed numbers (Dutch stemming, three fields).
+  TextIndexOptions three;
+  three.fields = {{"title", 2.0}, {"body", 1.0}, {"tags", 0.5}};
+  three.stemmer = Stemmer::kDutch;
+  TextIndex churned(three);
+  const char* texts[] = {"de fietsen", "fietsers rijden door de stad", "stad",
+                         "Een huis",   "huizen aan de gracht",         "gracht huis",
+                         "Wandelen",   "wandelaars in het park",       "park natuur"};
+  for (std::uint32_t d = 0; d < 12; ++d) {
+    churned.Put(d, {texts[d % 9], texts[(d + 1) % 9], texts[(d + 2) % 9]});
+  }
+  for (std::uint32_t d : {3u, 7u, 0u}) churned.Remove(d);
+  churned.Put(7, {"nieuw", "een nieuwe fiets in de stad"});
+  churned.Put(5, {"vervangen", "huis"});
   const std::vector<std::pair<std::string, std::string>> seeds = {
       {"small_0", Small(Stemmer::kNone).Serialize()},
       {"small_1", Small(Stemmer::kEnglish).Serialize()},
+      {"churned_nl", churned.Serialize()},
       {"empty", TextIndex(o).Serialize()}};
   engram::testing::ExpectSeedFilesCurrent(dir, seeds);
 }

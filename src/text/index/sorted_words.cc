@@ -104,17 +104,40 @@ bool SortedWords::erase(std::string_view word) {
   std::vector<Entry>& chunk = chunks_[c];
   const std::size_t at = PositionIn(c, word, key);
   if (at == chunk.size() || Compare(word, key, chunk[at]) != 0) return false;
-  texts_[chunk[at].text].clear();
+  std::string().swap(texts_[chunk[at].text]);
   free_texts_.push_back(chunk[at].text);
   chunk.erase(chunk.begin() + static_cast<std::ptrdiff_t>(at));
   --size_;
+  const auto pos = static_cast<std::ptrdiff_t>(c);
   if (chunk.empty()) {
-    chunks_.erase(chunks_.begin() + static_cast<std::ptrdiff_t>(c));
-    heads_.erase(heads_.begin() + static_cast<std::ptrdiff_t>(c));
-  } else {
-    heads_[c] = chunk.front();
+    chunks_.erase(chunks_.begin() + pos);
+    heads_.erase(heads_.begin() + pos);
+    return true;
+  }
+  heads_[c] = chunk.front();
+  // A chunk down to a quarter merges into the next one when both fit, and
+  // gives back spare capacity, so that dictionaries churned by erases and
+  // emplaces stay as compact as ones built afresh.
+  if (chunk.size() < kChunk / 4 && c + 1 < chunks_.size() &&
+      chunk.size() + chunks_[c + 1].size() <= kChunk) {
+    std::vector<Entry>& next = chunks_[c + 1];
+    next.insert(next.begin(), chunk.begin(), chunk.end());
+    heads_[c + 1] = next.front();
+    chunks_.erase(chunks_.begin() + pos);
+    heads_.erase(heads_.begin() + pos);
+  } else if (chunk.size() < chunk.capacity() / 4) {
+    chunk.shrink_to_fit();
   }
   return true;
+}
+
+std::size_t SortedWords::MemoryBytes() const {
+  std::size_t bytes = chunks_.capacity() * sizeof(chunks_[0]) + heads_.capacity() * sizeof(Entry) +
+                      texts_.capacity() * sizeof(std::string) +
+                      free_texts_.capacity() * sizeof(std::uint32_t);
+  for (const auto& chunk : chunks_) bytes += chunk.capacity() * sizeof(Entry);
+  for (const std::string& t : texts_) bytes += t.capacity() > 15 ? t.capacity() + 1 : 0;
+  return bytes;
 }
 
 SortedWords::const_iterator SortedWords::lower_bound(std::string_view word) const {

@@ -81,6 +81,8 @@ class SortedWords {
   const_iterator lower_bound(std::string_view word) const;
   // The id of `word`; throws std::out_of_range when absent (as std::map::at).
   std::uint32_t at(std::string_view word) const;
+  // Bytes held (capacities, words past the SSO buffer included).
+  std::size_t MemoryBytes() const;
 
  private:
   // The word's first eight bytes, big-endian and zero-padded: comparing

@@ -16,13 +16,16 @@ void RecomputeBounds(const IndexData& data, TermPostings& p) {
   const std::size_t nf = data.num_fields();
   p.max_tf.assign(nf, 0);
   p.min_len.assign(nf, 0);
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    for (std::size_t f = 0; f < nf; ++f) {
-      std::uint32_t tf = p.tf(i, f, nf);
-      if (tf == 0) continue;
-      std::uint32_t len = data.length(p.docs[i], f);
-      p.max_tf[f] = std::max(p.max_tf[f], tf);
-      p.min_len[f] = p.min_len[f] == 0 ? len : std::min(p.min_len[f], len);
+  p.removed = 0;
+  for (const PostingBlock& k : p.blocks) {
+    for (std::size_t i = 0; i < k.size(); ++i) {
+      for (std::size_t f = 0; f < nf; ++f) {
+        const std::uint32_t tf = k.tfs[i * nf + f];
+        if (tf == 0) continue;
+        const std::uint32_t len = data.length(k.docs[i], f);
+        p.max_tf[f] = std::max(p.max_tf[f], tf);
+        p.min_len[f] = p.min_len[f] == 0 ? len : std::min(p.min_len[f], len);
+      }
     }
   }
 }
@@ -48,27 +51,6 @@ std::uint32_t TermId(IndexData& data, std::string_view term) {
   if (!data.stemmed()) data.terms.emplace(term, id);
   data.term_ids.Insert(term, id);
   return id;
-}
-
-// Adds posting `doc` (tfs: F values; its `count` positions, field by field)
-// to p: appended when doc is past the last posting, inserted in order
-// otherwise (a document number put again after later ones).
-void AddPosting(TermPostings& p, std::uint32_t doc, const std::uint32_t* tfs, std::size_t nf,
-                const std::uint32_t* pos, std::uint32_t count) {
-  if (p.docs.empty() || p.docs.back() < doc) {
-    p.docs.push_back(doc);
-    for (std::size_t f = 0; f < nf; ++f) p.tfs.push_back(tfs[f]);
-    p.positions.insert(p.positions.end(), pos, pos + count);
-    p.pos_start.push_back(static_cast<std::uint32_t>(p.positions.size()));
-    return;
-  }
-  std::size_t i = std::lower_bound(p.docs.begin(), p.docs.end(), doc) - p.docs.begin();
-  const std::uint32_t start = p.pos_start[i];
-  p.docs.insert(p.docs.begin() + static_cast<std::ptrdiff_t>(i), doc);
-  p.tfs.insert(p.tfs.begin() + static_cast<std::ptrdiff_t>(i * nf), tfs, tfs + nf);
-  p.positions.insert(p.positions.begin() + start, pos, pos + count);
-  p.pos_start.insert(p.pos_start.begin() + static_cast<std::ptrdiff_t>(i) + 1, start + count);
-  for (std::size_t j = i + 2; j < p.pos_start.size(); ++j) p.pos_start[j] += count;
 }
 
 // Put's per-thread scratch, reused so that a Put allocates only what the
@@ -122,15 +104,6 @@ std::uint32_t PutScratch::Slot(std::uint32_t term, std::size_t nf) {
 
 }  // namespace
 
-const std::uint32_t* TermPostings::field_positions(std::size_t i, std::size_t field,
-                                                   std::size_t num_fields,
-                                                   std::size_t* count) const {
-  std::size_t start = pos_start[i];
-  for (std::size_t f = 0; f < field; ++f) start += tfs[i * num_fields + f];
-  *count = tfs[i * num_fields + field];
-  return positions.data() + start;
-}
-
 std::int64_t IndexData::Find(std::string_view term) const {
   const std::uint32_t id = TermIdOf(term);
   return id == WordHash::kNone ? -1 : static_cast<std::int64_t>(id);
@@ -144,7 +117,7 @@ std::vector<std::uint32_t> IndexData::TermsInTextOrder() const {
     return ids;
   }
   for (std::uint32_t id = 0; id < postings.size(); ++id) {
-    if (!postings[id].docs.empty()) ids.push_back(id);
+    if (!postings[id].empty()) ids.push_back(id);
   }
   std::sort(ids.begin(), ids.end(),
             [this](std::uint32_t a, std::uint32_t b) { return term_text[a] < term_text[b]; });
@@ -302,18 +275,28 @@ void TextIndex::Put(std::uint32_t doc, const std::vector<std::string_view>& text
   x.table_clean = true;
 
   // The postings of a document's terms lie all over the heap and each append
-  // touches several of their arrays: fetch them ahead, the term records
-  // first and then the ends of their arrays, so the misses overlap instead
-  // of coming one after another in the loop below.
+  // touches several arrays of a term's last block: fetch them ahead level by
+  // level (the term records, their last blocks, the ends of the blocks'
+  // arrays), so the misses overlap instead of coming one after another in
+  // the loop below.
   for (const std::uint32_t id : x.slot_term) __builtin_prefetch(&d.postings[id]);
   for (const std::uint32_t id : x.slot_term) {
     const TermPostings& p = d.postings[id];
-    __builtin_prefetch(p.docs.data() + p.docs.size(), 1);
-    __builtin_prefetch(p.tfs.data() + p.tfs.size(), 1);
-    __builtin_prefetch(p.pos_start.data() + p.pos_start.size(), 1);
-    __builtin_prefetch(p.positions.data() + p.positions.size(), 1);
+    if (!p.blocks.empty()) {
+      __builtin_prefetch(&p.blocks.back());
+      __builtin_prefetch(&p.lasts.back(), 1);
+    }
     __builtin_prefetch(p.max_tf.data(), 1);
     __builtin_prefetch(p.min_len.data(), 1);
+  }
+  for (const std::uint32_t id : x.slot_term) {
+    const TermPostings& p = d.postings[id];
+    if (p.blocks.empty()) continue;
+    const PostingBlock& k = p.blocks.back();
+    __builtin_prefetch(k.docs.data() + k.docs.size(), 1);
+    __builtin_prefetch(k.tfs.data() + k.tfs.size(), 1);
+    __builtin_prefetch(k.pos_start.data() + k.pos_start.size(), 1);
+    __builtin_prefetch(k.positions.data() + k.positions.size(), 1);
   }
   std::vector<std::uint32_t>& forward = d.doc_terms[doc];
   forward.assign(x.slot_term.begin(), x.slot_term.end());
@@ -328,7 +311,7 @@ void TextIndex::Put(std::uint32_t doc, const std::vector<std::string_view>& text
         p.min_len[f] = p.min_len[f] == 0 ? x.lens[f] : std::min(p.min_len[f], x.lens[f]);
       }
     }
-    AddPosting(p, doc, tfs, nf, x.positions.data() + begin, x.slot_start[k] - begin);
+    AppendPosting(p, doc, tfs, nf, x.positions.data() + begin, x.slot_start[k] - begin);
   }
 }
 
@@ -336,48 +319,65 @@ void TextIndex::Remove(std::uint32_t doc) {
   IndexData& d = data_;
   if (!d.live.contains(doc)) return;
   const std::size_t nf = d.num_fields();
-  for (std::uint32_t id : d.doc_terms[doc]) {
-    TermPostings& p = d.postings[id];
-    std::size_t i = std::lower_bound(p.docs.begin(), p.docs.end(), doc) - p.docs.begin();
-    const std::uint32_t start = p.pos_start[i];
-    const std::uint32_t count = p.pos_start[i + 1] - start;
-    p.docs.erase(p.docs.begin() + static_cast<std::ptrdiff_t>(i));
-    auto tf_at = p.tfs.begin() + static_cast<std::ptrdiff_t>(i * nf);
-    p.tfs.erase(tf_at, tf_at + static_cast<std::ptrdiff_t>(nf));
-    p.positions.erase(p.positions.begin() + start, p.positions.begin() + start + count);
-    p.pos_start.erase(p.pos_start.begin() + static_cast<std::ptrdiff_t>(i) + 1);
-    for (std::size_t j = i + 1; j < p.pos_start.size(); ++j) p.pos_start[j] -= count;
-    if (p.docs.empty()) {
-      if (!d.stemmed()) d.terms.erase(d.term_text[id]);
-      d.term_ids.Erase(d.term_text[id],
-                       [&d](std::uint32_t t) -> const std::string& { return d.term_text[t]; });
-      d.term_text[id].clear();
-      d.free_terms.push_back(id);
-      p = TermPostings{};
-    }
-  }
   for (std::size_t f = 0; f < nf; ++f) {
     std::uint32_t& len = d.lengths[static_cast<std::size_t>(doc) * nf + f];
     d.total_len[f] -= len;
     len = 0;
   }
   d.live.remove(doc);
-  // Bounds after the lengths are gone, so the removed document does not count.
-  for (std::uint32_t id : d.doc_terms[doc]) {
-    if (!d.postings[id].docs.empty()) RecomputeBounds(d, d.postings[id]);
+  PrefetchPostings(d, d.doc_terms[doc], doc);
+  for (const std::uint32_t id : d.doc_terms[doc]) {
+    TermPostings& p = d.postings[id];
+    RemovePosting(p, doc, nf);
+    if (p.empty()) {
+      if (!d.stemmed()) d.terms.erase(d.term_text[id]);
+      d.term_ids.Erase(d.term_text[id],
+                       [&d](std::uint32_t t) -> const std::string& { return d.term_text[t]; });
+      std::string().swap(d.term_text[id]);
+      d.free_terms.push_back(id);
+      p = TermPostings{};
+    } else if (2 * ++p.removed > p.count) {
+      // The bounds stay valid when a posting goes, only looser; recomputing
+      // them (after the lengths are gone, so that the removed document does
+      // not count) once half the list has changed keeps them close at
+      // amortised O(1) per removal.
+      RecomputeBounds(d, p);
+    }
   }
-  d.doc_terms[doc].clear();
+  std::vector<std::uint32_t>().swap(d.doc_terms[doc]);
   for (const std::uint32_t word_id : d.doc_surface[doc]) {
     SurfaceWord& sw = d.surface_words[word_id];
     if (--sw.docs == 0) {
       d.surface.erase(sw.text);
       d.surface_ids.Erase(
           sw.text, [&d](std::uint32_t w) -> const std::string& { return d.surface_words[w].text; });
-      sw.text.clear();
+      std::string().swap(sw.text);
       d.free_surface.push_back(word_id);
     }
   }
-  d.doc_surface[doc].clear();
+  std::vector<std::uint32_t>().swap(d.doc_surface[doc]);
+}
+
+std::size_t TextIndex::MemoryBytes() const {
+  const IndexData& d = data_;
+  auto vec = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
+  auto str = [](const std::string& s) {
+    return s.capacity() > 15 ? s.capacity() + 1 : std::size_t{0};  // past the SSO buffer
+  };
+  std::size_t bytes = sizeof(*this) + vec(d.term_text) + vec(d.postings) + vec(d.free_terms) +
+                      vec(d.surface_words) + vec(d.free_surface) + vec(d.lengths) +
+                      vec(d.doc_terms) + vec(d.doc_surface) + vec(d.total_len) +
+                      d.terms.MemoryBytes() + d.surface.MemoryBytes() + d.term_ids.MemoryBytes() +
+                      d.surface_ids.MemoryBytes() + d.live.getSizeInBytes(false);
+  for (const std::string& t : d.term_text) bytes += str(t);
+  for (const SurfaceWord& w : d.surface_words) bytes += str(w.text);
+  for (const TermPostings& p : d.postings) {
+    bytes += vec(p.blocks) + vec(p.lasts) + vec(p.max_tf) + vec(p.min_len);
+    for (const PostingBlock& k : p.blocks) bytes += k.MemoryBytes();
+  }
+  for (const auto& v : d.doc_terms) bytes += vec(v);
+  for (const auto& v : d.doc_surface) bytes += vec(v);
+  return bytes;
 }
 
 }  // namespace engram::text

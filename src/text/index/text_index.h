@@ -16,6 +16,7 @@
 
 #include "base/deadline.h"
 #include "base/roaring.h"
+#include "engram/status.h"
 #include "text/index/index_data.h"
 #include "text/index/options.h"
 #include "text/query/ast.h"
@@ -52,7 +53,14 @@ struct TextSearchOptions {
 };
 
 // Thread-safety: const methods may run concurrently; Put and Remove need
-// exclusive access. Documents are dense record numbers chosen by the caller.
+// exclusive access. Documents are record numbers chosen by the caller; per
+// document arrays are dense up to the largest number put, so callers keep
+// numbers dense by reusing them: a number may be put again after Remove (a
+// new record under a freed number) or while live (a replacement), and Remove
+// frees everything the document held (postings, forward lists, dictionary
+// words no other document has). Put and Remove cost in proportion to the
+// document (a block of each posting list it touches, postings.cc), not to
+// the lists.
 class TextIndex {
  public:
   explicit TextIndex(TextIndexOptions options);
@@ -85,11 +93,23 @@ class TextIndex {
                                         const roaring::Roaring* allowed,
                                         TextSearchStats* stats) const;
 
-  // A versioned, checksummed byte image of the index (options included).
+  // Bytes held by the index (capacities of its arrays, dictionary words,
+  // posting blocks), for memory reports and the churn tests.
+  std::size_t MemoryBytes() const;
+
+  // A versioned, checksummed byte image of the index (options included):
+  // live documents only, nothing of removed ones (serialize.cc).
   std::string Serialize() const;
-  // nullopt with *error set (when error is non-null) for bytes that are not a
-  // serialised index (truncated, corrupt, inconsistent). Never UB.
-  static std::optional<TextIndex> Load(std::string_view bytes, std::string* error);
+  // The index an image describes. Corruption for bytes that are not a
+  // serialised index (truncated, corrupt, inconsistent, another version:
+  // images of version 1 are refused, and the caller rebuilds from its
+  // records), or that name a document >= doc_limit (the caller's bound on its
+  // record numbers). Never UB; allocates at most ~128 bytes per byte of the
+  // image (the worst case: one-letter terms each in one document; a real
+  // index takes ~10x its image) plus (8F + 64) bytes per document number
+  // below the largest in the image (F fields), checking every count against
+  // the bytes left before allocating for it.
+  static StatusOr<TextIndex> Load(std::string_view bytes, std::uint32_t doc_limit);
 
   const TextIndexOptions& options() const { return data_.options; }
   // Read-only storage for the ranking code (text/rank/).

@@ -44,6 +44,7 @@ class WordHash {
   }
 
   std::size_t size() const { return size_; }
+  std::size_t MemoryBytes() const { return slots_.capacity() * sizeof(Slot); }
 
   // The id whose word (text_of(id), a string_view-convertible) is `word`,
   // or kNone.

@@ -5,46 +5,67 @@
 namespace engram::text {
 
 UnitCursor::UnitCursor(const IndexData& data, const PlanUnit& unit)
-    : data_(data), at_(unit.words.size(), 0), tfs_(data.num_fields(), 0), any_(unit.any) {
-  for (std::uint32_t w : unit.words) words_.push_back(&data.postings[w]);
+    : data_(data), tfs_(data.num_fields(), 0), any_(unit.any) {
+  for (std::uint32_t w : unit.words) {
+    words_.push_back(Word{&data.postings[w]});
+    words_.back().Enter(0);
+  }
   if (any_) {
     for (std::uint32_t w = 0; w < words_.size(); ++w) {
-      if (!words_[w]->docs.empty()) heap_.push_back(w);
+      if (words_[w].current != nullptr) heap_.push_back(w);
     }
     for (std::size_t i = heap_.size() / 2; i-- > 0;) SiftDown(i);
     doc_ = heap_.empty() ? kNoDoc : WordDoc(heap_[0]);
     return;
   }
-  for (const TermPostings* p : words_) {
-    if (p->docs.empty()) {
+  for (const Word& w : words_) {
+    if (w.current == nullptr) {
       doc_ = kNoDoc;
       return;
     }
   }
   if (words_.size() == 1) {
-    doc_ = words_[0]->docs[0];
+    doc_ = words_[0].doc();
   } else {
     FindPhrase(0);
   }
 }
 
 bool UnitCursor::SeekWord(std::size_t w, std::uint32_t target) {
-  const std::vector<std::uint32_t>& docs = words_[w]->docs;
-  std::size_t lo = at_[w];
-  if (lo >= docs.size()) return false;
-  if (docs[lo] >= target) return true;
-  // Galloping: double the step until past target, then binary search.
-  std::size_t step = 1, hi = lo + 1;
-  while (hi < docs.size() && docs[hi] < target) {
+  Word& word = words_[w];
+  if (word.current == nullptr) return false;
+  const std::vector<std::uint32_t>* docs = &word.current->docs;
+  if ((*docs)[word.i] >= target) return true;
+  if (docs->back() < target) {
+    // Galloping over the blocks by their last documents, then a binary
+    // search for the first block whose last is >= target.
+    const std::vector<std::uint32_t>& lasts = word.postings->lasts;
+    std::size_t lo = word.block, step = 1, hi = lo + 1;
+    while (hi < lasts.size() && lasts[hi] < target) {
+      lo = hi;
+      step *= 2;
+      hi = lo + step;
+    }
+    hi = std::min(hi, lasts.size());
+    word.Enter(std::lower_bound(lasts.begin() + static_cast<std::ptrdiff_t>(lo) + 1,
+                                lasts.begin() + static_cast<std::ptrdiff_t>(hi), target) -
+               lasts.begin());
+    if (word.current == nullptr) return false;
+    docs = &word.current->docs;
+    if ((*docs)[0] >= target) return true;
+  }
+  // Within the block (its last is >= target): galloping, then binary search.
+  std::size_t lo = word.i, step = 1, hi = lo + 1;
+  while (hi < docs->size() && (*docs)[hi] < target) {
     lo = hi;
     step *= 2;
     hi = lo + step;
   }
-  hi = std::min(hi, docs.size());
-  at_[w] = std::lower_bound(docs.begin() + static_cast<std::ptrdiff_t>(lo),
-                            docs.begin() + static_cast<std::ptrdiff_t>(hi), target) -
-           docs.begin();
-  return at_[w] < docs.size();
+  hi = std::min(hi, docs->size());
+  word.i = std::lower_bound(docs->begin() + static_cast<std::ptrdiff_t>(lo),
+                            docs->begin() + static_cast<std::ptrdiff_t>(hi), target) -
+           docs->begin();
+  return true;
 }
 
 void UnitCursor::SiftDown(std::size_t i) {
@@ -79,7 +100,7 @@ void UnitCursor::Seek(std::uint32_t target) {
     return;
   }
   if (words_.size() > 1) return FindPhrase(target);
-  doc_ = SeekWord(0, target) ? words_[0]->docs[at_[0]] : kNoDoc;
+  doc_ = SeekWord(0, target) ? words_[0].doc() : kNoDoc;
 }
 
 void UnitCursor::FindPhrase(std::uint32_t target) {
@@ -91,7 +112,7 @@ void UnitCursor::FindPhrase(std::uint32_t target) {
         doc_ = kNoDoc;
         return;
       }
-      std::uint32_t d = words_[w]->docs[at_[w]];
+      std::uint32_t d = words_[w].doc();
       if (d != target) {
         target = d;
         aligned = false;
@@ -115,13 +136,13 @@ bool UnitCursor::CountPhrase() {
   bool any = false;
   for (std::size_t f = 0; f < nf; ++f) {
     std::size_t n0;
-    const std::uint32_t* p0 = words_[0]->field_positions(at_[0], f, nf, &n0);
+    const std::uint32_t* p0 = words_[0].current->field_positions(words_[0].i, f, nf, &n0);
     std::uint32_t count = 0;
     for (std::size_t s = 0; s < n0; ++s) {
       bool ok = true;
       for (std::size_t w = 1; w < words_.size() && ok; ++w) {
         std::size_t n;
-        const std::uint32_t* p = words_[w]->field_positions(at_[w], f, nf, &n);
+        const std::uint32_t* p = words_[w].current->field_positions(words_[w].i, f, nf, &n);
         ok = std::binary_search(p, p + n, p0[s] + static_cast<std::uint32_t>(w));
       }
       if (ok) ++count;
@@ -137,7 +158,7 @@ void UnitCursor::SumTfs(std::size_t i) {
   const std::uint32_t w = heap_[i];
   if (WordDoc(w) != doc_) return;  // the heap order: nothing below is at doc_ either
   const std::size_t nf = data_.num_fields();
-  const std::uint32_t* t = words_[w]->tfs.data() + at_[w] * nf;
+  const std::uint32_t* t = words_[w].tfs(nf);
   for (std::size_t f = 0; f < nf; ++f) tfs_[f] += t[f];
   SumTfs(2 * i + 1);
   SumTfs(2 * i + 2);
@@ -150,7 +171,7 @@ const std::uint32_t* UnitCursor::tfs() {
     return tfs_.data();
   }
   if (words_.size() > 1) return tfs_.data();
-  return words_[0]->tfs.data() + at_[0] * data_.num_fields();
+  return words_[0].tfs(data_.num_fields());
 }
 
 }  // namespace engram::text

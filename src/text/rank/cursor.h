@@ -32,7 +32,23 @@ class UnitCursor {
   }
 
  private:
-  // Gallops word w's posting index to the first doc >= target; false at end.
+  // One word's place in its postings, with the current block's arrays at
+  // hand (the hot path reads them without going through the block list).
+  struct Word {
+    const TermPostings* postings;
+    std::size_t block = 0;
+    std::size_t i = 0;
+    const PostingBlock* current = nullptr;  // blocks[block], null at the end
+    void Enter(std::size_t b) {
+      block = b;
+      i = 0;
+      current = b < postings->blocks.size() ? &postings->blocks[b] : nullptr;
+    }
+    std::uint32_t doc() const { return current->docs[i]; }
+    const std::uint32_t* tfs(std::size_t nf) const { return current->tfs.data() + i * nf; }
+  };
+  // Gallops word w to the first doc >= target (across blocks by their last
+  // documents, then within one); false at end.
   bool SeekWord(std::size_t w, std::uint32_t target);
   // Moves a phrase cursor to the first document >= target where it occurs.
   void FindPhrase(std::uint32_t target);
@@ -40,7 +56,7 @@ class UnitCursor {
   bool CountPhrase();
   // A prefix's union: the document word w is at (kNoDoc past its end).
   std::uint32_t WordDoc(std::uint32_t w) const {
-    return at_[w] < words_[w]->docs.size() ? words_[w]->docs[at_[w]] : kNoDoc;
+    return words_[w].current != nullptr ? words_[w].doc() : kNoDoc;
   }
   // Restores the heap order below heap_[i] after its word moved forward.
   void SiftDown(std::size_t i);
@@ -48,8 +64,7 @@ class UnitCursor {
   void SumTfs(std::size_t i);
 
   const IndexData& data_;
-  std::vector<const TermPostings*> words_;
-  std::vector<std::size_t> at_;     // per word: posting index
+  std::vector<Word> words_;
   std::vector<std::uint32_t> tfs_;  // a phrase's occurrence counts, or a prefix's tf sums
   // A prefix (PlanUnit::any): its words by current document, a binary
   // min-heap, so a seek costs O(log words) per posting passed; else empty.

@@ -12,19 +12,22 @@ namespace {
 using DocTfs = std::unordered_map<std::uint32_t, std::vector<std::uint32_t>>;
 
 // Per field, the number of positions p of the first word such that word i
-// occurs at p + i, found by linear scans.
+// occurs at p + i, found by linear scans; at[w] is word w's posting.
 std::vector<std::uint32_t> NaivePhraseTfs(const IndexData& data, const PlanUnit& unit,
-                                          const std::vector<std::size_t>& at) {
+                                          const std::vector<PostingAt>& at) {
   const std::size_t nf = data.num_fields();
   std::vector<std::uint32_t> tfs(nf, 0);
+  auto positions = [&](std::size_t w, std::size_t f, std::size_t* n) {
+    return data.postings[unit.words[w]].block(at[w].block).field_positions(at[w].i, f, nf, n);
+  };
   for (std::size_t f = 0; f < nf; ++f) {
     std::size_t n0;
-    const std::uint32_t* p0 = data.postings[unit.words[0]].field_positions(at[0], f, nf, &n0);
+    const std::uint32_t* p0 = positions(0, f, &n0);
     for (std::size_t s = 0; s < n0; ++s) {
       bool all = true;
       for (std::size_t w = 1; w < unit.words.size() && all; ++w) {
         std::size_t n;
-        const std::uint32_t* p = data.postings[unit.words[w]].field_positions(at[w], f, nf, &n);
+        const std::uint32_t* p = positions(w, f, &n);
         all = std::find(p, p + n, p0[s] + w) != p + n;
       }
       if (all) ++tfs[f];
@@ -39,35 +42,36 @@ DocTfs UnitDocs(const IndexData& data, const PlanUnit& unit) {
   if (unit.any) {  // a prefix: every term's postings, tfs summed per document
     for (std::uint32_t w : unit.words) {
       const TermPostings& p = data.postings[w];
-      for (std::size_t i = 0; i < p.size(); ++i) {
-        std::vector<std::uint32_t>& tfs = out[p.docs[i]];
+      p.ForEach([&](std::uint32_t d, std::size_t b, std::size_t i) {
+        std::vector<std::uint32_t>& tfs = out[d];
         tfs.resize(nf, 0);
-        for (std::size_t f = 0; f < nf; ++f) tfs[f] += p.tf(i, f, nf);
-      }
+        const std::uint32_t* t = p.block(b).tfs.data() + i * nf;
+        for (std::size_t f = 0; f < nf; ++f) tfs[f] += t[f];
+      });
     }
     return out;
   }
   const TermPostings& first = data.postings[unit.words[0]];
-  for (std::size_t i = 0; i < first.size(); ++i) {
-    const std::uint32_t d = first.docs[i];
+  first.ForEach([&](std::uint32_t d, std::size_t b, std::size_t i) {
     if (unit.words.size() == 1) {
-      out[d].assign(first.tfs.begin() + static_cast<std::ptrdiff_t>(i * nf),
-                    first.tfs.begin() + static_cast<std::ptrdiff_t>((i + 1) * nf));
-      continue;
+      const std::vector<std::uint32_t>& tfs = first.block(b).tfs;
+      out[d].assign(tfs.begin() + static_cast<std::ptrdiff_t>(i * nf),
+                    tfs.begin() + static_cast<std::ptrdiff_t>((i + 1) * nf));
+      return;
     }
-    std::vector<std::size_t> at{i};
+    std::vector<PostingAt> at{{b, i}};
     for (std::size_t w = 1; w < unit.words.size(); ++w) {
-      const std::vector<std::uint32_t>& docs = data.postings[unit.words[w]].docs;
-      auto it = std::lower_bound(docs.begin(), docs.end(), d);
-      if (it == docs.end() || *it != d) break;
-      at.push_back(static_cast<std::size_t>(it - docs.begin()));
+      const TermPostings& p = data.postings[unit.words[w]];
+      const PostingAt found = p.LowerBound(d);
+      if (found.block == p.blocks.size() || p.doc(found) != d) break;
+      at.push_back(found);
     }
-    if (at.size() != unit.words.size()) continue;
+    if (at.size() != unit.words.size()) return;
     std::vector<std::uint32_t> tfs = NaivePhraseTfs(data, unit, at);
     if (std::any_of(tfs.begin(), tfs.end(), [](std::uint32_t t) { return t > 0; })) {
       out[d] = std::move(tfs);
     }
-  }
+  });
   return out;
 }
 

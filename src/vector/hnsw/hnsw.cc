@@ -29,8 +29,8 @@ std::uint64_t SplitMix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-// Levels drawn stay well under kHnswMaxLevel; one above 32 has probability
-// M^-32 anyway.
+// Levels are capped here (one above 32 has probability M^-32 anyway), so an
+// image's levels are too (Load checks each against RandomLevel).
 constexpr int kMaxDrawnLevel = 32;
 
 }  // namespace
@@ -60,6 +60,9 @@ void HnswGraph::Grow(std::size_t n) {
   level0.resize(cap * stride0, 0);
   upper.resize(cap);
   levels.resize(cap, -1);
+  incarnation.resize(cap, 0);
+  stamps0.resize(cap * m0, 0);
+  stamps_upper.resize(cap);
   auto grow_atomic = [&](std::unique_ptr<std::atomic<std::uint8_t>[]>& a) {
     auto b = std::make_unique<std::atomic<std::uint8_t>[]>(cap);
     for (std::size_t i = 0; i < capacity; ++i) b[i].store(a[i].load());
@@ -136,6 +139,7 @@ HeapItem HnswGraph::GreedyLocked(const float* q, HeapItem cur, int from, int to,
       changed = false;
       CopyLinks(cur.id, level, ctx.links);
       for (std::uint32_t nb : ctx.links) {
+        if (levels[nb] < level) continue;  // a link left by a drop (Hnsw::Drop)
         const float d = dist(q, store->Get(nb), dim);
         if (d < cur.distance) {
           cur = {d, nb};
@@ -154,16 +158,16 @@ void HnswGraph::CopyLinks(std::uint32_t id, int level, std::vector<std::uint32_t
   Unlock(id);
 }
 
-// The beam search of Algorithm 2 while inserting `self`: link lists are read
-// under their locks, `self` and removed nodes are walked through but never
-// kept. Leaves the ef nearest in ctx.top, sorted nearest first.
+// The beam search of Algorithm 2 while inserting (or dropping) `self`: link
+// lists are read under their locks, `self` and nodes not live are walked
+// through but never kept. Leaves the ef nearest in ctx.top, sorted nearest
+// first.
 void HnswGraph::SearchLayerLocked(const float* q, HeapItem ep, std::size_t ef, int level,
                                   std::uint32_t self, SearchContext& ctx) {
   const std::size_t dim = store->dim();
   const DistanceFn dist = store->distance_fn();
-  const bool skip_removed = removed_count.load(std::memory_order_relaxed) > 0;
   auto keep = [&](std::uint32_t id) {
-    return id != self && (!skip_removed || state[id].load(std::memory_order_relaxed) == kLive);
+    return id != self && state[id].load(std::memory_order_relaxed) == kLive;
   };
   ctx.Reset(capacity);
   ctx.Visit(ep.id);
@@ -176,7 +180,7 @@ void HnswGraph::SearchLayerLocked(const float* q, HeapItem ep, std::size_t ef, i
     HeapPop(ctx.candidates, MinFirst{});
     CopyLinks(c.id, level, ctx.links);
     for (std::uint32_t nb : ctx.links) {
-      if (ctx.Visited(nb)) continue;
+      if (ctx.Visited(nb) || levels[nb] < level) continue;  // levels: see GreedyLocked
       ctx.Visit(nb);
       const float d = dist(q, store->Get(nb), dim);
       if (ctx.top.size() < ef || d < lower) {
@@ -201,31 +205,33 @@ void HnswGraph::Connect(std::uint32_t id, int level, const std::vector<HeapItem>
   const DistanceFn dist = store->distance_fn();
   const std::size_t max = MaxLinks(level);
   Lock(id);
-  std::uint32_t* own = Links(id, level);
-  own[0] = static_cast<std::uint32_t>(selected.size());
-  for (std::size_t i = 0; i < selected.size(); ++i) own[1 + i] = selected[i].id;
+  SetLinks(id, level, selected);
   Unlock(id);
   for (const HeapItem& s : selected) {
     Lock(s.id);
     std::uint32_t* l = Links(s.id, level);
+    std::uint8_t* stamps = Stamps(s.id, level);
     const std::uint32_t n = l[0];
-    if (std::find(l + 1, l + 1 + n, id) == l + 1 + n) {
-      if (n < max) {
-        l[1 + n] = id;
-        l[0] = n + 1;
-      } else {
-        const float* sv = store->Get(s.id);
-        scratch.clear();
-        scratch.push_back({s.distance, id});
-        for (std::uint32_t i = 1; i <= n; ++i) {
-          scratch.push_back({dist(sv, store->Get(l[i]), dim), l[i]});
-        }
-        std::sort(scratch.begin(), scratch.end(),
-                  [](const HeapItem& a, const HeapItem& b) { return a.distance < b.distance; });
-        SelectNeighbors(scratch, max);
-        l[0] = static_cast<std::uint32_t>(scratch.size());
-        for (std::size_t i = 0; i < scratch.size(); ++i) l[1 + i] = scratch[i].id;
+    const std::uint32_t at = static_cast<std::uint32_t>(std::find(l + 1, l + 1 + n, id) - l);
+    if (at <= n) {
+      stamps[at - 1] = incarnation[id];  // (a stale link to the number: now to this record)
+    } else if (n < max) {
+      l[1 + n] = id;
+      stamps[n] = incarnation[id];
+      l[0] = n + 1;
+    } else {
+      // Full: the heuristic chooses among the current links (stale ones go)
+      // and the new node.
+      const float* sv = store->Get(s.id);
+      scratch.clear();
+      scratch.push_back({s.distance, id});
+      for (std::uint32_t i = 1; i <= n; ++i) {
+        if (Current(l, stamps, i)) scratch.push_back({dist(sv, store->Get(l[i]), dim), l[i]});
       }
+      std::sort(scratch.begin(), scratch.end(),
+                [](const HeapItem& a, const HeapItem& b) { return a.distance < b.distance; });
+      SelectNeighbors(scratch, max);
+      SetLinks(s.id, level, scratch);
     }
     Unlock(s.id);
   }
@@ -270,6 +276,7 @@ void HnswGraph::InsertNode(std::uint32_t id) {
     g.Lock(id);
     g.levels[id] = static_cast<std::int8_t>(level);
     g.upper[id].assign(std::size_t(level) * (g.m + 1), 0);
+    g.stamps_upper[id].assign(std::size_t(level) * g.m, 0);
     g.level0[std::size_t{id} * g.stride0] = 0;
     g.Unlock(id);
   } else {
@@ -345,6 +352,15 @@ bool Hnsw::Contains(std::uint32_t id) const {
 std::size_t Hnsw::tombstones() const {
   return graph_->removed_count.load();
 }
+roaring::Roaring Hnsw::Tombstones() const {
+  const Graph& g = *graph_;
+  roaring::Roaring out;
+  if (g.removed_count.load() == 0) return out;
+  for (std::uint32_t id = 0; id < g.capacity; ++id) {
+    if (g.state[id].load() == HnswGraph::kRemoved) out.add(id);
+  }
+  return out;
+}
 const HnswOptions& Hnsw::options() const {
   return graph_->options;
 }
@@ -353,8 +369,11 @@ std::size_t Hnsw::MemoryBytes() const {
   const Graph& g = *graph_;
   std::size_t bytes = g.level0.capacity() * sizeof(std::uint32_t) +
                       g.upper.capacity() * sizeof(std::vector<std::uint32_t>) +
-                      g.levels.capacity() + 2 * g.capacity + g.live_bits.capacity() * 8;
+                      g.levels.capacity() + 2 * g.capacity + g.live_bits.capacity() * 8 +
+                      g.incarnation.capacity() + g.stamps0.capacity() +
+                      g.stamps_upper.capacity() * sizeof(std::vector<std::uint8_t>);
   for (const auto& u : g.upper) bytes += u.capacity() * sizeof(std::uint32_t);
+  for (const auto& u : g.stamps_upper) bytes += u.capacity();
   return bytes;
 }
 

@@ -4,8 +4,10 @@
 // stays navigable when most records are not allowed (ACORN-1 style two-hop
 // expansion: Patel et al., SIGMOD 2024). Node numbers are record numbers; the
 // graph holds links only and reads vectors from the store, which must outlive
-// it. Insert may run on several threads at once; Search is const and safe
-// concurrently with other Searches, not with writes.
+// it. A number may be reused for another record: Drop it while its old vector
+// is still in the store, then store the new vector and Insert. Insert may run
+// on several threads at once; Search is const and safe concurrently with
+// other Searches, not with writes.
 #ifndef ENGRAM_VECTOR_HNSW_HNSW_H_
 #define ENGRAM_VECTOR_HNSW_HNSW_H_
 
@@ -82,9 +84,20 @@ class Hnsw {
   void InsertBatch(std::span<const std::uint32_t> ids, std::size_t threads,
                    const std::function<void(std::size_t)>& progress = {});
   // Tombstones record `id`: searches walk through it but never return it.
-  // When tombstones pass a quarter of the nodes the graph repairs itself
-  // (neighbours of removed nodes are re-linked, the nodes dropped).
+  // When tombstones (and nodes dropped since the last repair) pass an eighth
+  // of the nodes the graph repairs itself: every node linking to one is
+  // re-linked (FreshDiskANN's consolidation), the tombstones are dropped. The
+  // amortised cost per removal is about one insert's.
   void Remove(std::uint32_t id);
+  // Unlinks record `id` (live or tombstoned; no-op when not in the graph) at
+  // once, so that its number can take another vector: the nodes that link to
+  // it, found by a search for its vector (which must still be in the store),
+  // are re-linked without it, then its node is freed. A link the search
+  // missed is left pointing at the free number (searches step over it, the
+  // next repair removes it, a new record under the number takes it over).
+  // Writers only: not concurrent with Insert or Search. Costs about two
+  // inserts.
+  void Drop(std::uint32_t id);
 
   // The best k allowed live records for a prepared query (nullptr allowed:
   // all live records), nearest first. Approximate: recall depends on ef.
@@ -94,6 +107,7 @@ class Hnsw {
 
   std::size_t size() const;               // live nodes
   std::size_t tombstones() const;         // removed nodes still linked
+  roaring::Roaring Tombstones() const;    // their numbers
   bool Contains(std::uint32_t id) const;  // linked (live or tombstoned)
   const HnswOptions& options() const;
   // Bytes held by the links and per-node bookkeeping (not the vectors).
@@ -102,7 +116,10 @@ class Hnsw {
   // A versioned, checksummed byte image of the links (options included).
   std::string Serialize() const;
   // Corruption for bytes that are not such an image, or links to records the
-  // store does not hold; never UB.
+  // store does not hold; never UB. Allocates per record number below the
+  // store's limit (2M + 1) x 4 bytes and a few more, plus the upper levels'
+  // links, whose levels must be the ones Insert draws for each number, and
+  // so add (M + 1) x 4 / (M - 1) bytes per node in expectation.
   static StatusOr<Hnsw> Load(std::string_view bytes, const VectorStore* store);
 
  private:

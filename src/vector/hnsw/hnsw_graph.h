@@ -21,9 +21,6 @@
 
 namespace engram::vector {
 
-// Levels above this are never drawn (with mL = 1/ln M the chance of one is
-// M^-kMaxLevel) and are rejected by Load.
-inline constexpr int kHnswMaxLevel = 64;
 inline constexpr std::uint32_t kNoNode = UINT32_MAX;
 // Bounds on the options, applied by the constructor and checked by Load.
 inline constexpr std::size_t kHnswMaxM = 256;
@@ -90,6 +87,15 @@ struct HnswGraph {
   std::vector<std::uint32_t> level0;              // capacity x stride0
   std::vector<std::vector<std::uint32_t>> upper;  // per node: level x (1 + m)
   std::vector<std::int8_t> levels;                // -1: not in the graph
+  // Incarnations: a number may be dropped and taken by another record
+  // (Hnsw::Drop). Each link carries the incarnation of its target when it
+  // was made; one whose stamp is not its target's incarnation now was made
+  // to an earlier record under the number (a drop's search missed it).
+  // Searches may walk it (a long edge); writers treat it as gone, and the
+  // next repair removes it, so none outlives an eighth of a turnover.
+  std::vector<std::uint8_t> incarnation;                // per node
+  std::vector<std::uint8_t> stamps0;                    // capacity x m0
+  std::vector<std::vector<std::uint8_t>> stamps_upper;  // per node: level x m
   std::unique_ptr<std::atomic<std::uint8_t>[]> state;
   std::unique_ptr<std::atomic<std::uint8_t>[]> locks;
   // Bit per node: in the graph and not removed. Written with atomic_ref.
@@ -101,6 +107,10 @@ struct HnswGraph {
   int max_level = -1;
   std::atomic<std::size_t> live_count{0};
   std::atomic<std::size_t> removed_count{0};
+  // Drops since the last repair: links their searches missed may point at
+  // free numbers (level 0: a node without links; upper levels: a node whose
+  // level is below the link's, which walks step over).
+  std::size_t dropped = 0;
 
   mutable std::mutex pool_mutex;
   mutable std::vector<std::unique_ptr<SearchContext>> pool;
@@ -113,6 +123,30 @@ struct HnswGraph {
   const std::uint32_t* Links(std::uint32_t id, int level) const {
     return level == 0 ? level0.data() + std::size_t{id} * stride0
                       : upper[id].data() + std::size_t(level - 1) * (m + 1);
+  }
+  // The stamps of id's links on `level`: stamps[j] for link j + 1.
+  std::uint8_t* Stamps(std::uint32_t id, int level) {
+    return level == 0 ? stamps0.data() + std::size_t{id} * m0
+                      : stamps_upper[id].data() + std::size_t(level - 1) * m;
+  }
+  const std::uint8_t* Stamps(std::uint32_t id, int level) const {
+    return level == 0 ? stamps0.data() + std::size_t{id} * m0
+                      : stamps_upper[id].data() + std::size_t(level - 1) * m;
+  }
+  // Whether link j (1-based) of a list with stamps `s` is to its target's
+  // current record.
+  bool Current(const std::uint32_t* l, const std::uint8_t* s, std::uint32_t j) const {
+    return s[j - 1] == incarnation[l[j]];
+  }
+  // Sets id's links on `level` to `items` (stamped now).
+  void SetLinks(std::uint32_t id, int level, const std::vector<HeapItem>& items) {
+    std::uint32_t* l = Links(id, level);
+    std::uint8_t* s = Stamps(id, level);
+    l[0] = static_cast<std::uint32_t>(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      l[1 + i] = items[i].id;
+      s[i] = incarnation[items[i].id];
+    }
   }
   std::size_t MaxLinks(int level) const { return level == 0 ? m0 : m; }
   bool IsLive(std::uint32_t id) const { return (live_bits[id >> 6] >> (id & 63)) & 1; }
@@ -139,6 +173,14 @@ struct HnswGraph {
   void InsertNode(std::uint32_t id);
   // hnsw_repair.cc: re-links the neighbours of removed nodes, drops them.
   void Repair();
+  // Repairs when tombstones and drops pass an eighth of the nodes.
+  void MaybeRepair();
+  // Unlinks node id at once (Hnsw::Drop).
+  void Drop(std::uint32_t id);
+  // Frees node id's links and number.
+  void Free(std::uint32_t id);
+  // The entry point: a node on the highest level, live if one is there.
+  void PickEntry();
 
   void Lock(std::uint32_t id) {
     while (locks[id].exchange(1, std::memory_order_acquire) != 0) {

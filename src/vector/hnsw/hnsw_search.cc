@@ -249,6 +249,7 @@ HeapItem Greedy(const HnswGraph& g, const float* q, HeapItem cur, int from,
       changed = false;
       const std::uint32_t* l = g.Links(cur.id, level);
       for (std::uint32_t j = 1; j <= l[0]; ++j) {
+        if (g.levels[l[j]] < level) continue;  // a link left by a drop (Hnsw::Drop)
         const float d = dist(q, g.store->Get(l[j]), dim);
         ++stats.distances;
         if (d < cur.distance) {
@@ -280,8 +281,8 @@ std::vector<Neighbor> Hnsw::Search(const float* query, std::size_t k,
       return {};
     }
     bits = ctx->allowed_bits.data();
-  } else if (g.removed_count.load(std::memory_order_relaxed) > 0) {
-    bits = g.live_bits.data();
+  } else if (g.removed_count.load(std::memory_order_relaxed) > 0 || g.dropped > 0) {
+    bits = g.live_bits.data();  // tombstones, or free numbers a drop left linked
   }
   HeapItem ep{g.store->Distance(query, g.entry), g.entry};
   ++st.distances;

@@ -9,10 +9,11 @@
 //   u64 FNV-1a of everything before.
 // Load checks the checksum and every invariant search relies on to stay in
 // bounds: links name present nodes below limit whose level reaches the link's
-// level, counts within M (2M on level 0), levels <= kHnswMaxLevel, live nodes
-// live in the store, the entry point present and on the top level. It never
-// allocates more than a constant factor of what the input (bounded also by
-// the store's limit) describes.
+// level, counts within M (2M on level 0), each level the one Insert draws for
+// the node's number, live nodes live in the store, the entry point present
+// and on the top level. It allocates the node arrays for the store's limit
+// and the upper levels' links, which the level check bounds (hnsw.h).
+#include <algorithm>
 #include <cstring>
 
 #include "base/bytes.h"
@@ -45,9 +46,19 @@ std::string Hnsw::Serialize() const {
     if (state == HnswGraph::kAbsent) continue;
     w.U8(static_cast<std::uint8_t>(g.levels[id]));
     for (int level = 0; level <= g.levels[id]; ++level) {
+      // Links that a drop left (Hnsw::Drop), to free numbers or stale, are
+      // not written.
       const std::uint32_t* l = g.Links(id, level);
-      w.Var(l[0]);
-      for (std::uint32_t j = 1; j <= l[0]; ++j) w.Var(l[j]);
+      const std::uint8_t* stamps = g.Stamps(id, level);
+      auto kept = [&](std::uint32_t j) {
+        return g.levels[l[j]] >= level && g.Current(l, stamps, j);
+      };
+      std::uint32_t count = 0;
+      for (std::uint32_t j = 1; j <= l[0]; ++j) count += kept(j) ? 1 : 0;
+      w.Var(count);
+      for (std::uint32_t j = 1; j <= l[0]; ++j) {
+        if (kept(j)) w.Var(l[j]);
+      }
     }
   }
   w.Var(g.entry == kNoNode ? 0 : std::uint64_t{g.entry} + 1);
@@ -85,13 +96,14 @@ StatusOr<Hnsw> Hnsw::Load(std::string_view bytes, const VectorStore* store) {
     if (state == HnswGraph::kLive && !store->Contains(id))
       return fail("live node not in the store");
     const int level = r.U8();
-    // Each level takes at least its count byte.
-    if (!r.ok() || level > kHnswMaxLevel || static_cast<std::size_t>(level) + 1 > r.left()) {
-      return fail("bad node level");
-    }
+    // A node's level is the one Insert draws for its number (a function of
+    // the seed and the number), so that a crafted image cannot ask for upper
+    // levels beyond what a real graph holds.
+    if (!r.ok() || level != g.RandomLevel(id)) return fail("bad node level");
     g.state[id].store(state);
     g.levels[id] = static_cast<std::int8_t>(level);
     g.upper[id].assign(std::size_t(level) * (g.m + 1), 0);
+    g.stamps_upper[id].assign(std::size_t(level) * g.m, 0);
     for (int lc = 0; lc <= level; ++lc) {
       std::uint32_t* l = g.Links(id, lc);
       const std::size_t n = r.Var(g.MaxLinks(lc));
