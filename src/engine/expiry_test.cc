@@ -196,6 +196,21 @@ TEST_F(ExpiryTest, MaintenancePurgesDurablyAndCountsIt) {
   EXPECT_EQ(engine_->DescribeCollection("notes")->purged, 0u);  // counted since open
 }
 
+TEST_F(ExpiryTest, DeletesCountOnlyVisibleRecords) {
+  SetNow(kExpiry);
+  // e0 and e1 are expired: a delete by filter neither counts them nor
+  // needs to (the maintenance purges them); an id names no expired record.
+  const std::vector<std::string> ids = {"e1"};
+  StatusOr<WriteResult> by_id = engine_->Delete("notes", ids, kAlice);
+  ASSERT_TRUE(by_id.ok());
+  EXPECT_EQ(by_id->written, 0u);
+  StatusOr<WriteResult> where =
+      engine_->DeleteWhere("notes", FilterDialect::kVectorFilter, R"({"type":"fact"})", kAlice);
+  ASSERT_TRUE(where.ok() && !where->rejected);
+  EXPECT_EQ(where->written, 2u);  // e2 and n1
+  EXPECT_EQ(Visible(std::nullopt), Ids{});
+}
+
 TEST_F(ExpiryTest, TtlFieldMustBeADatetimeOfTheSchema) {
   StatusOr<SchemaRef> schema = SchemaRef::Load("preset:notes");
   CollectionSpec spec{"bad", schema.value(), {{"content", 1.0}}, 0, "cosine", "en", "", "content"};

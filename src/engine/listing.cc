@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "base/number.h"
+#include "base/json.h"
 #include "engine/engine_impl.h"
 #include "engine/internal.h"
 #include "engine/page_token.h"
@@ -181,25 +181,13 @@ StatusOr<ListResponse> Engine::List(std::string_view collection, const ListReque
   const Value* after_value =
       after && !std::holds_alternative<std::monostate>(after->value) ? &after->value : nullptr;
   // The page_size + 1 first records after the token (one more says whether
-  // another page follows), in one pass with a heap whose top is the last kept.
-  const std::size_t want = request.page_size + 1;
-  std::vector<std::uint32_t> docs;
-  DeadlinePoll poll(&deadline);
-  for (const std::uint32_t doc : selected) {
-    if (poll.Passed()) break;
-    if (after && !order.Before(after_value, after->key, value_of(doc), reader.key_of(doc)))
-      continue;
-    if (docs.size() < want) {
-      docs.push_back(doc);
-      std::push_heap(docs.begin(), docs.end(), before);
-    } else if (before(doc, docs.front())) {
-      std::pop_heap(docs.begin(), docs.end(), before);
-      docs.back() = doc;
-      std::push_heap(docs.begin(), docs.end(), before);
-    }
-  }
+  // another page follows).
+  auto after_token = [&](std::uint32_t doc) {
+    return !after || order.Before(after_value, after->key, value_of(doc), reader.key_of(doc));
+  };
+  const std::vector<std::uint32_t> docs =
+      FirstK(selected, request.page_size + 1, before, after_token, deadline);
   RETURN_IF_ERROR(deadline.Check("listing"));
-  std::sort_heap(docs.begin(), docs.end(), before);
   // A page ends at page_size or at the reply budget, whichever comes first;
   // it always holds one record, so a listing always advances.
   std::size_t spent = 0;

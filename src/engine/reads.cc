@@ -110,24 +110,9 @@ StatusOr<SearchResponse> Engine::Impl::List(const Collection& c,
     }
     return reader.id_of(a) < reader.id_of(b);
   };
-  // The k first by `before`, in one pass over the allowed records with a
-  // heap of k (its top the last kept), polling the deadline.
-  std::vector<std::uint32_t> docs;
-  docs.reserve(std::min<std::uint64_t>(k, allowed.cardinality()));
-  DeadlinePoll poll(&deadline);
-  for (const std::uint32_t doc : allowed) {
-    if (poll.Passed()) break;
-    if (docs.size() < k) {
-      docs.push_back(doc);
-      std::push_heap(docs.begin(), docs.end(), before);
-    } else if (before(doc, docs.front())) {
-      std::pop_heap(docs.begin(), docs.end(), before);
-      docs.back() = doc;
-      std::push_heap(docs.begin(), docs.end(), before);
-    }
-  }
+  const std::vector<std::uint32_t> docs = FirstK(
+      allowed, k, before, [](std::uint32_t) { return true; }, deadline);
   RETURN_IF_ERROR(deadline.Check("listing"));
-  std::sort_heap(docs.begin(), docs.end(), before);
   const std::size_t n = docs.size();
   SearchResponse response;
   std::size_t spent = 0;

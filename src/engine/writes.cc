@@ -138,6 +138,12 @@ StatusOr<WriteResult> Engine::DeleteWhere(std::string_view collection, FilterDia
     ASSIGN_OR_RETURN(filter::Node own, engine::ScopeOwnNode(c->schema(), *scope, collection));
     compiled = engine::Restrict(&compiled.value(), std::move(own), c->spec().schema.get());
   }
+  // Expired records are gone already as far as callers know (the count
+  // deleted says nothing of them); the maintenance purges them.
+  if (std::optional<filter::Node> expired = engine::ExpiredNode(*c, impl_->Now())) {
+    compiled = engine::Restrict(&compiled.value(), filter::MakeNot(std::move(*expired)),
+                                c->spec().schema.get());
+  }
   ASSIGN_OR_RETURN(Collection::Writer writer, c->Write());
   // No other writer can change the collection now: the metadata index is
   // read without the shared lock.
