@@ -131,7 +131,7 @@ void ReplyBudget(Engine& engine, const Options& o) {
   Checked<SchemaRef> schema =
       SchemaRef::Parse(R"({"fields":[{"name":"n","type":"int","required":true}]})");
   if (Status s = engine.CreateCollection(
-          {"big", schema.value(), {{"text", 1.0}}, 0, "cosine", "none", "", ""});
+          {"big", schema.value(), {{"text", 1.0}}, 0, "cosine", "none", ""});
       !s.ok() && s.code() != StatusCode::kAlreadyExists) {
     throw std::runtime_error(s.ToString());
   }
@@ -227,8 +227,7 @@ void Run(const Options& o) {
                               0,
                               "cosine",
                               "en",
-                              "timestamp",
-                              ""};
+                              "timestamp"};
     if (Status s = engine.CreateCollection(spec); !s.ok()) throw std::runtime_error(s.ToString());
     Ingest(engine, "memories", o.records, [&](std::size_t i) { return workload.Record(i); });
   } else {

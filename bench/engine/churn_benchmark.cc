@@ -142,7 +142,7 @@ std::unique_ptr<Engine> OpenFresh(const std::string& dir, std::size_t dim) {
   fs::remove_all(dir);
   std::unique_ptr<Engine> e = Must(Engine::Open(dir), "open " + dir);
   const SchemaRef schema = SchemaRef::Parse(kSchema).value();
-  const CollectionSpec spec{kCollection, schema, {{"text", 1.0}}, dim, "cosine", "en", "", ""};
+  const CollectionSpec spec{kCollection, schema, {{"text", 1.0}}, dim, "cosine", "en", ""};
   if (Status s = e->CreateCollection(spec); !s.ok()) throw std::runtime_error(s.message());
   return e;
 }

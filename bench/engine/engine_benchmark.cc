@@ -107,7 +107,7 @@ struct IngestRun {
 CollectionSpec Spec(bool text, bool vectors, std::size_t dim) {
   Checked<SchemaRef> schema = SchemaRef::Parse(kDebianSchema);
   if (!schema.ok()) throw std::runtime_error("schema: " + schema.diagnostic().message);
-  CollectionSpec spec{kCollection, schema.value(), {}, 0, "cosine", "en", "", ""};
+  CollectionSpec spec{kCollection, schema.value(), {}, 0, "cosine", "en", ""};
   if (text) spec.text = {{"title", 2.0}, {"text", 1.0}};
   spec.vector_dim = vectors ? dim : 0;
   return spec;

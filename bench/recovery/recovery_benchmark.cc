@@ -28,6 +28,10 @@
 //       [--checkpoint-interval-ms N] [--threads N] [--keep-killed]
 //   recovery_benchmark --reopen STORE_DIR   (times Engine::Open alone and
 //       exits without closing, so the store stays as it was: for profiling)
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -48,9 +52,6 @@
 #include <vector>
 
 #include <fmt/core.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "common/cli.h"
 #include "common/format.h"
@@ -146,7 +147,7 @@ void Build(const Options& o, const Memories& m, const std::string& dir) {
   auto e = OpenStore(dir, o, false);
   Checked<SchemaRef> schema = SchemaRef::Parse(kMemorySchema);
   if (!schema.ok()) throw std::runtime_error("schema: " + schema.diagnostic().message);
-  CollectionSpec spec{kCollection, schema.value(), {{"text", 1.0}}, o.dim, "cosine", "en", "", ""};
+  CollectionSpec spec{kCollection, schema.value(), {{"text", 1.0}}, o.dim, "cosine", "en", ""};
   Check(e->CreateCollection(spec), "create");
   const auto start = Clock::now();
   const double cpu = CpuSeconds();
@@ -382,11 +383,12 @@ void Kills(const Options& o, const Memories& m, const std::string& built) {
     const Engine::RecoveryReport r = e->recovery();
     const std::uint64_t since = SinceCheckpoint(dir);
     reopen.push_back(r.seconds);
-    std::cout << fmt::format(
-        "| {} | {:.1f} | {:.2f} | {} | {} | {} | {} | {:.2f} | {:.2f} | {} |\n", k + 1, after,
-        child_open, Thousands(static_cast<double>(r.records - o.records)),
-        Thousands(static_cast<double>(since)), Thousands(static_cast<double>(r.replayed)),
-        r.rebuilt, r.seconds, cpu_used, LoadAvg());
+    std::cout << fmt::format("| {} | {:.1f} | {:.2f} | {} | {} | {} | {} | {:.2f} | {:.2f} | {} |\n",
+                             k + 1, after, child_open,
+                             Thousands(static_cast<double>(r.records - o.records)),
+                             Thousands(static_cast<double>(since)),
+                             Thousands(static_cast<double>(r.replayed)), r.rebuilt, r.seconds,
+                             cpu_used, LoadAvg());
     std::cout.flush();
     e.reset();
     fs::remove_all(dir);
@@ -397,7 +399,8 @@ void Kills(const Options& o, const Memories& m, const std::string& built) {
 
 void Run(const Options& o) {
   const Memories m(o.seed, o.dim);
-  const std::string dir = fmt::format("{}/store-{}-{}-{}", o.work, o.records, o.dim, o.seed);
+  const std::string dir =
+      fmt::format("{}/store-{}-{}-{}", o.work, o.records, o.dim, o.seed);
   fs::create_directories(o.work);
   Build(o, m, dir);
   std::cout << "## Clean reopen\n\n";
@@ -414,38 +417,22 @@ int main(int argc, char** argv) {
   return RunGuarded("recovery_benchmark", [&] {
     Options o;
     for (ArgReader args(argc, argv); args.Next();) {
-      if (args.Is("--work"))
-        o.work = args.Value();
-      else if (args.Is("--records"))
-        o.records = std::stoull(args.Value());
-      else if (args.Is("--dim"))
-        o.dim = std::stoul(args.Value());
-      else if (args.Is("--seed"))
-        o.seed = std::stoull(args.Value());
-      else if (args.Is("--batch"))
-        o.batch = std::stoul(args.Value());
-      else if (args.Is("--new-share"))
-        o.new_share = std::stod(args.Value());
-      else if (args.Is("--checkpoints"))
-        o.checkpoints = std::stoi(args.Value());
-      else if (args.Is("--kills"))
-        o.kills = std::stoi(args.Value());
-      else if (args.Is("--kill-min"))
-        o.kill_min = std::stod(args.Value());
-      else if (args.Is("--kill-max"))
-        o.kill_max = std::stod(args.Value());
-      else if (args.Is("--checkpoint-records"))
-        o.checkpoint_records = std::stoull(args.Value());
-      else if (args.Is("--checkpoint-interval-ms"))
-        o.checkpoint_interval_ms = std::stoull(args.Value());
-      else if (args.Is("--threads"))
-        o.threads = std::stoul(args.Value());
-      else if (args.Is("--keep-killed"))
-        o.keep_killed = true;
-      else if (args.Is("--reopen"))
-        o.reopen = args.Value();
-      else
-        args.Unknown("see the usage in bench/recovery/recovery_benchmark.cc");
+      if (args.Is("--work")) o.work = args.Value();
+      else if (args.Is("--records")) o.records = std::stoull(args.Value());
+      else if (args.Is("--dim")) o.dim = std::stoul(args.Value());
+      else if (args.Is("--seed")) o.seed = std::stoull(args.Value());
+      else if (args.Is("--batch")) o.batch = std::stoul(args.Value());
+      else if (args.Is("--new-share")) o.new_share = std::stod(args.Value());
+      else if (args.Is("--checkpoints")) o.checkpoints = std::stoi(args.Value());
+      else if (args.Is("--kills")) o.kills = std::stoi(args.Value());
+      else if (args.Is("--kill-min")) o.kill_min = std::stod(args.Value());
+      else if (args.Is("--kill-max")) o.kill_max = std::stod(args.Value());
+      else if (args.Is("--checkpoint-records")) o.checkpoint_records = std::stoull(args.Value());
+      else if (args.Is("--checkpoint-interval-ms")) o.checkpoint_interval_ms = std::stoull(args.Value());
+      else if (args.Is("--threads")) o.threads = std::stoul(args.Value());
+      else if (args.Is("--keep-killed")) o.keep_killed = true;
+      else if (args.Is("--reopen")) o.reopen = args.Value();
+      else args.Unknown("see the usage in bench/recovery/recovery_benchmark.cc");
     }
     if (o.records == 0 || o.batch == 0 || o.kill_max < o.kill_min) {
       throw std::runtime_error("--records and --batch must be positive, --kill-max >= --kill-min");

@@ -96,8 +96,7 @@ void Prep(const PrepOptions& o) {
     Checked<SchemaRef> schema = SchemaRef::Parse(kDebianSchema);
     if (!schema.ok()) throw std::runtime_error("schema: " + schema.diagnostic().message);
     CollectionSpec spec{
-        kCollection, schema.value(), {{"title", 2.0}, {"text", 1.0}}, w.dim, "cosine", "en", "",
-        ""};
+        kCollection, schema.value(), {{"title", 2.0}, {"text", 1.0}}, w.dim, "cosine", "en", ""};
     Must(engine->CreateCollection(spec), "create collection");
     constexpr std::size_t kBatch = 5000;
     for (std::size_t begin = 0; begin < w.packages.size(); begin += kBatch) {

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "engram/diagnostic.h"
+#include "engram/embedder.h"
 #include "engram/filter.h"
 #include "engram/listing.h"
 #include "engram/request.h"
@@ -33,6 +34,32 @@ struct TextFieldSpec {
   double weight = 1.0;
 };
 
+// How hybrid search fuses its text and vector lists (docs/search.md
+// "Fusion"): `rrf` (Reciprocal Rank Fusion, sum of 1/(rrf_k + rank)),
+// `weighted_rrf` (each list's term times its weight), `convex` (alpha x the
+// vector similarity + (1 - alpha) x BM25, each normalised over its
+// retriever's candidates by `min_max` or `z_score`).
+struct FusionSpec {
+  std::string method = "rrf";                 // rrf | weighted_rrf | convex
+  std::size_t rrf_k = 60;                     // rrf, weighted_rrf: 0..1000000
+  double text_weight = 1, vector_weight = 1;  // weighted_rrf: >= 0, not both 0
+  double alpha = 0.5;                         // convex: in [0, 1]
+  std::string normalization = "min_max";      // convex: min_max | z_score
+  bool operator==(const FusionSpec&) const = default;
+};
+
+// The text form `METHOD[:NAME=VALUE,...]`: `rrf`, `rrf:k=40`,
+// `weighted_rrf:text=1,vector=2,k=60`, `convex:alpha=0.7,normalization=z_score`.
+// InvalidArgument naming the part ("fusion: alpha: must be within [0, 1], got
+// 2"). Unnamed parameters keep their defaults.
+StatusOr<FusionSpec> ParseFusion(std::string_view text);
+// The canonical text form: the method and the parameters it uses.
+std::string FusionText(const FusionSpec& spec);
+
+// Hybrid search's default for a collection with an embedder, chosen on
+// BEIR SciFact (bench/RESULTS.md "Fusion"); see CollectionSpec::fusion.
+FusionSpec DefaultEmbedderFusion();
+
 // What a collection is (SEARCH.md §1): at least one of text and vectors.
 struct CollectionSpec {
   std::string name;  // 1-64 of [A-Za-z0-9_.-], not starting with '.'
@@ -42,11 +69,24 @@ struct CollectionSpec {
   std::string metric = "cosine";    // cosine | dot | l2 (with vectors)
   std::string language = "en";      // en | nl | none: stemming of text fields
   std::string time_field;           // a datetime field for temporal hints, or empty
+  // An embedder (embedder.h: model2vec:DIR, fasttext:FILE, openai:URL#MODEL)
+  // that embeds the text fields of every record written without a `vector`
+  // (their non-empty values joined by line breaks) and the query of a search
+  // given no vector. `vector_dim` 0 takes the embedder's dimension. Empty:
+  // none, the records bring their vectors.
+  std::string embedder = {};
+  // Set by the engine when it creates the collection (given values are
+  // ignored): what `embedder` was then. Opening the collection later with a
+  // model that differs is refused (reembed switches models).
+  EmbedderIdentity embedder_identity = {};
+  // Hybrid search's default fusion; unset: DefaultEmbedderFusion() with an
+  // embedder, else RRF with k = 60 (SEARCH.md §2).
+  std::optional<FusionSpec> fusion = std::nullopt;
   // A datetime field naming when a record expires, or empty. A record whose
   // value is at or before now (Engine::Options::clock) is invisible to every
   // read at once, whatever the scope and filter, and is deleted durably by
   // the engine's maintenance soon after. Records without it never expire.
-  std::string ttl_field;
+  std::string ttl_field = {};
 };
 
 // The TTL field a collection created from the schema `schema_spec` (as
@@ -92,6 +132,7 @@ struct SearchRequest {
   FilterMode filter_mode = FilterMode::kAuto;
   std::optional<double> threshold;        // a distance cut-off in the metric's terms
   std::optional<double> score_threshold;  // a floor on relevance, in [0, 1]
+  std::optional<FusionSpec> fusion;       // hybrid; default: the collection's
   std::string anchor;                     // YYYY-MM-DD for temporal hints; empty: today
   bool explain = false;
   bool impact = false;
@@ -100,7 +141,7 @@ struct SearchRequest {
 
 struct SearchHit {
   std::string id;
-  double score = 0;      // text: BM25; vector: similarity; hybrid: the RRF sum
+  double score = 0;      // text: BM25; vector: similarity; hybrid: the fused score
   double relevance = 0;  // in [0, 1] (SEARCH.md §5)
   std::optional<double> bm25;
   std::optional<double> distance;
@@ -225,6 +266,26 @@ class Engine {
       const std::optional<std::string>& agent = std::nullopt) const;
 
   const RecoveryReport& recovery() const;
+
+  // Switches `collection` to the embedder `spec` (its dimension may differ)
+  // without stopping searches: every record's text is embedded anew while the
+  // old vectors and embedder serve; writes meanwhile are caught up with the
+  // writer held briefly at the end; then the new vectors and the new
+  // configuration are written in one durable batch and take over in one
+  // atomic switch. `progress(done, total)` follows the embedding. Records
+  // brought with their own vector are embedded from their text like the
+  // others. InvalidArgument for a bad spec or a collection without text
+  // fields, or when a record's text gives no vector (named); the embedder's
+  // failures as Embed's. Nothing changes on failure.
+  struct ReembedReport {
+    std::size_t records = 0;    // records embedded
+    std::size_t caught_up = 0;  // records written or removed meanwhile, redone at the end
+    EmbedderIdentity identity;
+    double seconds = 0;
+  };
+  StatusOr<ReembedReport> Reembed(
+      std::string_view collection, const EmbedderSpec& spec,
+      const std::function<void(std::size_t, std::size_t)>& progress = {});
 
   // Tells later openers of the store where this engine serves it (a server's
   // URL), so that their refusal says how to reach it. IoError when the lock

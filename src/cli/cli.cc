@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/embed_command.h"
 #include "cli/engine_commands.h"
 #include "cli/filter_command.h"
 #include "cli/query_command.h"
@@ -27,6 +28,8 @@ int Run(int argc, const char* const* argv, std::istream& in, std::ostream& out, 
   AddServeCommand(&app, &serve_options, &run);
   McpCommandOptions mcp_options;
   AddMcpCommand(&app, &mcp_options, &run);
+  EmbedCommandOptions embed_options;
+  AddEmbedCommand(&app, &embed_options, &run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -40,6 +43,7 @@ int Run(int argc, const char* const* argv, std::istream& in, std::ostream& out, 
   if (run == "query compile") return RunQueryCompile(query_options, out, err);
   if (run == "collection create") return RunCollectionCreate(engine_options, out, err);
   if (run == "collection list") return RunCollectionList(engine_options, out, err);
+  if (run == "collection reembed") return RunCollectionReembed(engine_options, out, err);
   if (run == "ingest") return RunIngest(engine_options, out, err);
   if (run == "search") return RunSearch(engine_options, in, out, err);
   if (run == "delete") return RunDelete(engine_options, in, out, err);
@@ -48,6 +52,7 @@ int Run(int argc, const char* const* argv, std::istream& in, std::ostream& out, 
   if (run == "facets") return RunFacets(engine_options, out, err);
   if (run == "serve") return RunServe(serve_options, out, err);
   if (run == "mcp") return RunMcp(mcp_options, in, out, err);
+  if (run == "embed") return RunEmbed(embed_options, in, out, err);
   err << "engram: nothing to do\n";
   return 2;
 }

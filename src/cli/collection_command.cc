@@ -64,6 +64,17 @@ int ReportStatus(const Status& status, std::ostream& err) {
   return 3;
 }
 
+bool ParseFusionOption(const std::string& text, std::optional<FusionSpec>* out, std::ostream& err) {
+  if (text.empty()) return true;
+  StatusOr<FusionSpec> fusion = ParseFusion(text);
+  if (!fusion.ok()) {
+    err << "engram: --fusion: " << fusion.status().message() << '\n';
+    return false;
+  }
+  *out = *fusion;
+  return true;
+}
+
 void AddEngineCommands(CLI::App* app, EngineOptions* o, std::string* run) {
   auto db = [o](CLI::App* cmd) {
     AddDbOption(cmd, &o->db, "the store directory (created if missing)");
@@ -89,7 +100,19 @@ void AddEngineCommands(CLI::App* app, EngineOptions* o, std::string* run) {
                    "a datetime field: records expire at it (preset:notes: expires_at; '' for "
                    "none)")
       ->each([o](const std::string&) { o->has_ttl_field = true; });
+  create->add_option("--embedder", o->embedder,
+                     "embed the text fields of records without a vector, and queries: "
+                     "model2vec:DIR | fasttext:FILE | openai:URL#MODEL[?key_env=VAR&dimensions=N]");
+  create->add_option("--fusion", o->fusion,
+                     "the default fusion of hybrid searches (as search --fusion)");
   create->callback([run] { *run = "collection create"; });
+  CLI::App* reembed = coll->add_subcommand(
+      "reembed", "Switch a collection to another embedder (searches go on meanwhile)");
+  db(reembed);
+  collection(reembed);
+  reembed->add_option("--embedder", o->embedder, "the new embedder spec")->required();
+  reembed->add_flag("--json", o->json, "print the summary as JSON");
+  reembed->callback([run] { *run = "collection reembed"; });
   CLI::App* list = coll->add_subcommand("list", "List the collections with their sizes");
   db(list);
   list->add_flag("--json", o->json, "one JSON document");
@@ -124,6 +147,9 @@ void AddEngineCommands(CLI::App* app, EngineOptions* o, std::string* run) {
       ->check(CLI::NonNegativeNumber);
   search->add_option("--score-threshold", o->score_threshold, "a relevance floor in [0, 1]")
       ->check(CLI::Range(0.0, 1.0));
+  search->add_option("--fusion", o->fusion,
+                     "hybrid fusion: rrf[:k=60] | weighted_rrf:text=W,vector=W[,k=60] | "
+                     "convex:alpha=A[,normalization=min_max|z_score]");
   search->add_option("--anchor", o->anchor, "the date of temporal hints, YYYY-MM-DD");
   search->add_flag("--explain", o->explain, "show the plan, counts and timings");
   search->add_flag("--impact", o->impact, "show the filter's impact");
@@ -180,17 +206,43 @@ int RunCollectionCreate(const EngineOptions& o, std::ostream& out, std::ostream&
     err << "engram: --schema: " << schema.status().message() << '\n';
     return 2;
   }
-  CollectionSpec spec{
-      o.collection, *schema,
-      {},           0,
-      "cosine",     o.language,
-      o.time_field, o.has_ttl_field ? o.ttl_field : std::string(DefaultTtlField(o.schema))};
+  CollectionSpec spec{o.collection, *schema, {}, 0, "cosine", o.language, o.time_field};
+  spec.ttl_field = o.has_ttl_field ? o.ttl_field : std::string(DefaultTtlField(o.schema));
   if (!ParseTextFields(o.text, &spec.text, err)) return 2;
   if (!o.vectors.empty() && !ParseVectors(o.vectors, &spec, err)) return 2;
+  spec.embedder = o.embedder;
+  if (!ParseFusionOption(o.fusion, &spec.fusion, err)) return 2;
   StatusOr<std::unique_ptr<Engine>> engine = OpenStore(o.db, "engram collection create");
   if (!engine.ok()) return ReportStatus(engine.status(), err);
   if (Status s = (*engine)->CreateCollection(spec); !s.ok()) return ReportStatus(s, err);
   out << "created collection '" << spec.name << "' in " << o.db << '\n';
+  return 0;
+}
+
+int RunCollectionReembed(const EngineOptions& o, std::ostream& out, std::ostream& err) {
+  StatusOr<EmbedderSpec> spec = ParseEmbedderSpec(o.embedder);
+  if (!spec.ok()) return ReportStatus(spec.status(), err);
+  StatusOr<std::unique_ptr<Engine>> engine = OpenStore(o.db, "engram collection reembed");
+  if (!engine.ok()) return ReportStatus(engine.status(), err);
+  StatusOr<Engine::ReembedReport> report = (*engine)->Reembed(o.collection, *spec);
+  if (!report.ok()) return ReportStatus(report.status(), err);
+  const EmbedderIdentity& id = report->identity;
+  if (o.json) {
+    out << Dump(Json{{"ok", true},
+                     {"collection", o.collection},
+                     {"records", report->records},
+                     {"embedder",
+                      {{"kind", id.kind},
+                       {"model", id.model},
+                       {"dimension", id.dimension},
+                       {"fingerprint", id.fingerprint}}},
+                     {"seconds", report->seconds}})
+        << '\n';
+  } else {
+    out << "re-embedded " << report->records << " records of '" << o.collection << "' with "
+        << id.kind << " " << id.model << " (" << id.dimension << "-d) in " << report->seconds
+        << " s\n";
+  }
   return 0;
 }
 
@@ -209,6 +261,8 @@ int RunCollectionList(const EngineOptions& o, std::ostream& out, std::ostream& e
       if (info.spec.vector_dim > 0)
         out << ", vectors " << info.spec.vector_dim << ':' << info.spec.metric;
       if (!info.spec.ttl_field.empty()) out << ", expires at " << info.spec.ttl_field;
+      if (!info.spec.embedder.empty()) out << ", embedder " << info.spec.embedder;
+      if (info.spec.fusion) out << ", fusion " << FusionText(*info.spec.fusion);
       out << '\n';
       continue;
     }
@@ -217,6 +271,15 @@ int RunCollectionList(const EngineOptions& o, std::ostream& out, std::ostream& e
       c["vectors"] = {{"dim", info.spec.vector_dim}, {"metric", info.spec.metric}};
     }
     if (!info.spec.ttl_field.empty()) c["ttl_field"] = info.spec.ttl_field;
+    if (!info.spec.embedder.empty()) {
+      const EmbedderIdentity& id = info.spec.embedder_identity;
+      c["embedder"] = {{"spec", info.spec.embedder},
+                       {"kind", id.kind},
+                       {"model", id.model},
+                       {"dimension", id.dimension},
+                       {"fingerprint", id.fingerprint}};
+    }
+    if (info.spec.fusion) c["fusion"] = FusionText(*info.spec.fusion);
     list.push_back(c);
   }
   if (o.json) {

@@ -29,6 +29,7 @@ struct EngineOptions {
   std::string time_field;
   std::string ttl_field;
   bool has_ttl_field = false;  // given, perhaps empty (no expiry)
+  std::string embedder;        // also collection reembed
   // ingest
   std::string file;
   std::size_t batch = 10000;
@@ -44,6 +45,7 @@ struct EngineOptions {
   std::string filter_mode = "auto";
   std::optional<double> threshold;
   std::optional<double> score_threshold;
+  std::string fusion;  // METHOD[:NAME=VALUE,...]
   std::string anchor;
   bool explain = false;
   bool impact = false;
@@ -65,6 +67,7 @@ void AddEngineCommands(CLI::App* app, EngineOptions* options, std::string* run);
 
 int RunCollectionCreate(const EngineOptions& o, std::ostream& out, std::ostream& err);
 int RunCollectionList(const EngineOptions& o, std::ostream& out, std::ostream& err);
+int RunCollectionReembed(const EngineOptions& o, std::ostream& out, std::ostream& err);
 int RunIngest(const EngineOptions& o, std::ostream& out, std::ostream& err);
 int RunSearch(const EngineOptions& o, std::istream& in, std::ostream& out, std::ostream& err);
 int RunDelete(const EngineOptions& o, std::istream& in, std::ostream& out, std::ostream& err);
@@ -77,6 +80,10 @@ bool ParseDialect(const EngineOptions& o, std::optional<FilterDialect>* dialect,
 
 // The exit code for a failed Status (3 or 4), after printing it.
 int ReportStatus(const Status& status, std::ostream& err);
+
+// --fusion: empty leaves `*out` unset; false (after printing why) when
+// malformed.
+bool ParseFusionOption(const std::string& text, std::optional<FusionSpec>* out, std::ostream& err);
 
 }  // namespace engram::cli
 

@@ -25,6 +25,10 @@ void AddMcpCommand(CLI::App* app, McpCommandOptions* options, std::string* run) 
       "--connect", options->connect,
       "forward to the server at this URL (http://HOST:PORT; /mcp is added), which owns the store");
   db->excludes(connect);
+  cmd->add_option("--embedder", options->embedder,
+                  "with --db: the memories collection's embedder (model2vec:DIR, fasttext:FILE, "
+                  "openai:URL#MODEL): SearchMemory basic becomes hybrid")
+      ->excludes(connect);
   cmd->add_option("--key-env", options->key_env,
                   "with --connect: the environment variable holding the API key")
       ->needs(connect);
@@ -50,7 +54,9 @@ int RunMcp(const McpCommandOptions& options, std::istream& in, std::ostream& out
              "owns it)\n";
       return 2;
     }
-    return server::mcp::RunStdioServer(options.db, options.mcp, in, out, err);
+    server::mcp::McpOptions mcp = options.mcp;
+    mcp.embedder = options.embedder;
+    return server::mcp::RunStdioServer(options.db, mcp, in, out, err);
   }
   server::mcp::BridgeOptions bridge;
   bridge.url = options.connect;

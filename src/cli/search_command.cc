@@ -111,6 +111,7 @@ int RunSearch(const EngineOptions& o, std::istream&, std::ostream& out, std::ost
   request.filter_mode = *FilterModeFromName(o.filter_mode);
   request.threshold = o.threshold;
   request.score_threshold = o.score_threshold;
+  if (!ParseFusionOption(o.fusion, &request.fusion, err)) return 2;
   request.anchor = o.anchor;
   request.explain = o.explain;
   request.impact = o.impact;

@@ -91,6 +91,9 @@ void AddServeCommand(CLI::App* app, server::http::ServeOptions* options, std::st
   cmd->add_option("--max-k", limits.max_k, "largest k and top_k")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
+  cmd->add_option("--embedder", options->embedder,
+                  "the MCP memories collection's embedder (model2vec:DIR, fasttext:FILE, "
+                  "openai:URL#MODEL): SearchMemory basic becomes hybrid");
 
   server::http::ServerOptions& server = options->server;
   cmd->add_option("--io-threads", server.io_threads, "threads that accept, read and write")

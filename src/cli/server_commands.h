@@ -22,6 +22,7 @@ struct McpCommandOptions {
   std::string key_env;  // the variable holding the server's API key
   int timeout_seconds = 60;
   server::mcp::McpOptions mcp;  // with --db: the bounds (--request-timeout, ...)
+  std::string embedder;         // with --db: the memories collection's embedder
 };
 
 // The flags of the bounds on each request's work, shared by serve and mcp:

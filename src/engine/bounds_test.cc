@@ -29,8 +29,7 @@ class EngineBoundsTest : public ::testing::Test {
                                        {"name":"name","type":"string","required":true}]})");
     ASSERT_TRUE(schema.ok());
     ASSERT_TRUE(
-        engine_
-            ->CreateCollection({"c", schema.value(), {{"text", 1.0}}, 0, "cosine", "none", "", ""})
+        engine_->CreateCollection({"c", schema.value(), {{"text", 1.0}}, 0, "cosine", "none", ""})
             .ok());
     // r0..r9: "word<i> shared", with a body of (i + 1) * 100 bytes of padding.
     std::vector<std::string> records;

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "base/status.h"
+#include "engine/embedding.h"
 #include "engine/internal.h"
 #include "engine/record_key.h"
 #include "schema/record.h"
@@ -27,7 +28,7 @@ text::Stemmer StemmerOf(const std::string& language) {
 
 }  // namespace
 
-Collection::Collection(CollectionSpec spec)
+Collection::Collection(CollectionSpec spec, std::shared_ptr<const Embedder> opened)
     : spec_(std::move(spec)), metadata_(spec_.schema.get()), owner_slot_(OwnerSlot(schema())) {
   if (!spec_.text.empty()) text_.emplace(TextOptions());
   if (spec_.vector_dim > 0) vectors_.emplace(VectorOptions());
@@ -37,6 +38,17 @@ Collection::Collection(CollectionSpec spec)
   if (!spec_.ttl_field.empty()) {
     if (const Field* f = schema().Find(spec_.ttl_field)) ttl_slot_ = f->slot;
   }
+  if (!spec_.embedder.empty()) {
+    embedder_ = std::make_shared<const CollectionEmbedder>(
+        spec_.name, spec_.embedder, spec_.embedder_identity, std::move(opened));
+  }
+}
+
+Collection::~Collection() = default;
+
+Status Collection::CheckVector(const std::vector<float>& vector) const {
+  if (!vectors_) return Status::InvalidArgument("the collection has no vectors");
+  return vectors_->store().Validate(vector);
 }
 
 text::TextIndexOptions Collection::TextOptions() const {
@@ -90,7 +102,10 @@ Checked<PreparedRecord> Collection::Prepare(std::string_view json_text) const {
   PreparedRecord out;
   // The vector is stored apart from the body, as float32.
   auto vec = object.find("vector");
-  if (spec_.vector_dim > 0) {
+  if (embedder_ && (vec == object.end() || vec->is_null())) {
+    out.embed = true;  // the engine embeds the text fields
+    if (vec != object.end()) object.erase(vec);
+  } else if (spec_.vector_dim > 0) {
     if (vec == object.end() || vec->is_null()) {
       return RecordDiagnostic("vector", "field 'vector': required, the collection has " +
                                             std::to_string(spec_.vector_dim) +
@@ -228,7 +243,8 @@ StatusOr<Collection::Writer> Collection::Write() {
   writers_waiting_.fetch_add(1);
   Writer writer(*this);
   if (dropped_) {
-    return Status::NotFound("collection '" + spec_.name + "' was dropped");
+    return Status::NotFound("collection '" + spec_.name + "' was " +
+                            (superseded_ ? "replaced" : "dropped"));
   }
   return writer;
 }

@@ -22,6 +22,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -35,6 +36,7 @@
 #include "base/json.h"
 #include "base/roaring.h"
 #include "engram/diagnostic.h"
+#include "engram/embedder.h"
 #include "engram/engine.h"
 #include "engram/status.h"
 #include "filter/compiler.h"
@@ -58,10 +60,22 @@ struct PreparedRecord {
   std::vector<Value> slots;        // by schema slot
   std::vector<std::string> texts;  // by text field, "" when absent
   std::vector<float> vector;       // dim values, or empty
+  // No vector was given to a collection with an embedder: the engine embeds
+  // the texts (embedding.h) before the record is stored.
+  bool embed = false;
   // Which indexes Apply feeds (recovery skips those whose snapshot has it).
   bool index_text = true;
   bool index_vector = true;
 };
+
+class CollectionEmbedder;
+
+// A vector as the store keeps it: its floats' bytes in host order.
+inline std::string VectorBytes(const std::vector<float>& vector) {
+  std::string bytes(vector.size() * sizeof(float), '\0');
+  if (!vector.empty()) std::memcpy(bytes.data(), vector.data(), bytes.size());
+  return bytes;
+}
 
 // The configuration document stored with a collection, and back.
 json::Value SpecToJson(const CollectionSpec& spec);
@@ -79,7 +93,9 @@ struct Capture {
 
 class Collection {
  public:
-  explicit Collection(CollectionSpec spec);
+  // `opened`: the spec's embedder when the caller has it open already.
+  explicit Collection(CollectionSpec spec, std::shared_ptr<const Embedder> opened = nullptr);
+  ~Collection();
 
   // The configuration never changes: no lock needed.
   const CollectionSpec& spec() const { return spec_; }
@@ -97,10 +113,17 @@ class Collection {
   bool Matches(const text::TextIndex& index) const;
   bool Matches(const vector::VectorIndex& index) const;
 
+  // The embedder of a collection created with one (embedding.h), or null.
+  const CollectionEmbedder* embedder() const { return embedder_.get(); }
+
   // Compiles a filter against this collection's schema.
   Checked<filter::CompiledFilter> CompileFilter(FilterDialect dialect, std::string_view text) const;
-  // Checks one record's JSON text; the Diagnostic names the field.
+  // Checks one record's JSON text; the Diagnostic names the field. With an
+  // embedder a record may come without `vector` (PreparedRecord::embed).
   Checked<PreparedRecord> Prepare(std::string_view json_text) const;
+  // The vector store's checks of a vector of this collection (dimension,
+  // finite values, non-zero for cosine), as Prepare applies them.
+  Status CheckVector(const std::vector<float>& vector) const;
   // The same for a body read back from the store (vector given apart).
   StatusOr<PreparedRecord> Reload(std::string_view body, std::string_view vector_bytes) const;
 
@@ -162,6 +185,10 @@ class Collection {
     void Remove(std::uint64_t seq, const std::vector<std::uint32_t>& docs);
     // Marks the collection dropped: later Writers are refused.
     void Drop() { c_->dropped_ = true; }
+    // Marks this incarnation replaced by another of the same name (a switch
+    // of embedder): later Writers are refused and superseded() tells their
+    // callers to write to the collection the name now has.
+    void Supersede() { c_->dropped_ = c_->superseded_ = true; }
 
    private:
     friend class Collection;
@@ -170,8 +197,9 @@ class Collection {
     std::unique_lock<std::mutex> lock_;
     std::vector<std::uint32_t> assigned_;  // new numbers, until Apply takes them
   };
-  // NotFound once the collection was dropped.
+  // NotFound once the collection was dropped or superseded.
   StatusOr<Writer> Write();
+  bool superseded() const { return superseded_.load(); }
 
   // Loading, before the collection is visible to any other thread (no locks):
   // installs snapshot indexes, indexes stored records as of the store's
@@ -227,8 +255,10 @@ class Collection {
   std::vector<std::string> bodies_;                            // doc -> body
   roaring::Roaring free_;                                      // numbers below next_doc_ not in use
   std::uint32_t next_doc_ = 0;                                 // no number at or above it is in use
-  std::uint64_t applied_seq_ = 0;  // the sequence of the last batch applied
-  bool dropped_ = false;           // under write_mutex_
+  std::uint64_t applied_seq_ = 0;                       // the sequence of the last batch applied
+  bool dropped_ = false;                                // under write_mutex_
+  std::atomic<bool> superseded_{false};                 // set under write_mutex_
+  std::shared_ptr<const CollectionEmbedder> embedder_;  // null without an embedder
 
   mutable std::shared_mutex mutex_;  // readers share it; index changes hold it exclusively
   mutable std::mutex write_mutex_;   // one writer at a time

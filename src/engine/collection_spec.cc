@@ -4,6 +4,7 @@
 #include <string>
 
 #include "engine/collection.h"
+#include "engine/internal.h"
 #include "vector/metric.h"
 #include "vector/vector_store.h"
 
@@ -82,6 +83,19 @@ Status ValidateSpec(const CollectionSpec& spec) {
                                      "' is not a datetime field of the schema");
     }
   }
+  if (!spec.embedder.empty()) {
+    if (spec.text.empty()) {
+      return Status::InvalidArgument("embedder: the collection needs text fields to embed");
+    }
+    if (spec.vector_dim != spec.embedder_identity.dimension) {
+      return Status::InvalidArgument("vectors: dimension " + std::to_string(spec.vector_dim) +
+                                     " is not the embedder's (" +
+                                     std::to_string(spec.embedder_identity.dimension) + ")");
+    }
+  }
+  if (spec.fusion) {
+    if (Status s = ToInternal(*spec.fusion).status(); !s.ok()) return s;
+  }
   return Status::Ok();
 }
 
@@ -97,6 +111,15 @@ json::Value SpecToJson(const CollectionSpec& spec) {
                      {"language", spec.language},
                      {"time_field", spec.time_field},
                      {"ttl_field", spec.ttl_field}};
+  if (!spec.embedder.empty()) {
+    const EmbedderIdentity& id = spec.embedder_identity;
+    doc["embedder"] = {{"spec", spec.embedder},
+                       {"kind", id.kind},
+                       {"model", id.model},
+                       {"dimension", id.dimension},
+                       {"fingerprint", id.fingerprint}};
+  }
+  if (spec.fusion) doc["fusion"] = FusionText(*spec.fusion);
   return doc;
 }
 
@@ -113,7 +136,7 @@ StatusOr<CollectionSpec> SpecFromJson(std::string_view config) {
     if (doc.at("version").get<int>() != 1) return corrupt("unknown version");
     Checked<SchemaRef> schema = SchemaRef::Parse(json::Dump(doc.at("schema")));
     if (!schema.ok()) return corrupt(schema.diagnostic().message);
-    CollectionSpec spec{doc.at("name").get<std::string>(), schema.value(), {}, 0, "", "", "", ""};
+    CollectionSpec spec{doc.at("name").get<std::string>(), schema.value(), {}, 0, "", "", ""};
     for (const json::Value& f : doc.at("text")) {
       spec.text.push_back({f.at("name").get<std::string>(), f.at("weight").get<double>()});
     }
@@ -124,6 +147,18 @@ StatusOr<CollectionSpec> SpecFromJson(std::string_view config) {
     // Stores written before expiry existed have no ttl_field: none.
     if (auto ttl = doc.find("ttl_field"); ttl != doc.end())
       spec.ttl_field = ttl->get<std::string>();
+    if (doc.contains("embedder")) {
+      const json::Value& e = doc.at("embedder");
+      spec.embedder = e.at("spec").get<std::string>();
+      spec.embedder_identity = {e.at("kind").get<std::string>(), e.at("model").get<std::string>(),
+                                e.at("dimension").get<std::size_t>(),
+                                e.at("fingerprint").get<std::string>()};
+    }
+    if (doc.contains("fusion")) {
+      StatusOr<FusionSpec> fusion = ParseFusion(doc.at("fusion").get<std::string>());
+      if (!fusion.ok()) return corrupt(fusion.status().message());
+      spec.fusion = *fusion;
+    }
     if (Status s = ValidateSpec(spec); !s.ok()) return corrupt(s.message());
     return spec;
   } catch (const json::Value::exception& e) {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <utility>
 
+#include "engine/embedding.h"
 #include "engine/engine_impl.h"
 #include "engine/scope.h"
 #include "storage/sqlite/sqlite_store.h"
@@ -119,7 +120,13 @@ Status Engine::Advertise(std::string_view url) {
   return impl_->store_lock->Advertise(url);
 }
 
-Status Engine::CreateCollection(const CollectionSpec& spec) {
+Status Engine::CreateCollection(const CollectionSpec& given) {
+  CollectionSpec spec = given;
+  spec.embedder_identity = {};
+  std::shared_ptr<const Embedder> embedder;
+  if (!spec.embedder.empty()) {
+    ASSIGN_OR_RETURN(embedder, engine::OpenForCollection(&spec));
+  }
   RETURN_IF_ERROR(engine::ValidateSpec(spec));
   std::lock_guard<std::mutex> lock(impl_->collections_mutex);
   if (impl_->collections.count(spec.name) > 0) {
@@ -127,16 +134,27 @@ Status Engine::CreateCollection(const CollectionSpec& spec) {
   }
   RETURN_IF_ERROR(
       impl_->store->CreateCollection({spec.name, json::Dump(engine::SpecToJson(spec))}));
-  impl_->collections.emplace(spec.name, std::make_shared<Collection>(spec));
+  impl_->collections.emplace(spec.name, std::make_shared<Collection>(spec, std::move(embedder)));
   return Status::Ok();
 }
 
 Status Engine::DropCollection(std::string_view name) {
-  ASSIGN_OR_RETURN(const std::shared_ptr<Collection> c, impl_->Find(name));
+  std::shared_ptr<Collection> c;
+  std::optional<Collection::Writer> held;
   // The writer lock orders the drop after every write in progress (without
   // holding up the other collections meanwhile); a write waiting for it
-  // then finds the collection dropped (NotFound).
-  ASSIGN_OR_RETURN(Collection::Writer writer, c->Write());
+  // then finds the collection dropped (NotFound). A switch of embedder that
+  // superseded the incarnation found first hands the drop to the new one.
+  for (int attempt = 0; !held; ++attempt) {
+    ASSIGN_OR_RETURN(c, impl_->Find(name));
+    StatusOr<Collection::Writer> w = c->Write();
+    if (w.ok()) {
+      held.emplace(std::move(w).value());
+    } else if (!c->superseded() || attempt == 3) {
+      return w.status();
+    }
+  }
+  Collection::Writer& writer = *held;
   std::lock_guard<std::mutex> lock(impl_->collections_mutex);
   auto it = impl_->collections.find(name);
   if (it == impl_->collections.end() || it->second != c) {

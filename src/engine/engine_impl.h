@@ -77,6 +77,26 @@ struct Engine::Impl {
                                 const filter::CompiledFilter* scope, std::size_t k,
                                 const Deadline& deadline, std::size_t max_reply_bytes) const;
 
+  // Runs the write `fn` on the collection `name` has now; when a switch of
+  // embedder (Reembed) superseded that incarnation before `fn` took its
+  // writer, runs it again on the new one (a few times at most).
+  template <typename Fn>
+  StatusOr<WriteResult> OnCurrent(std::string_view name, const Fn& fn) {
+    for (int attempt = 0;; ++attempt) {
+      ASSIGN_OR_RETURN(std::shared_ptr<engine::Collection> c, Find(name));
+      StatusOr<WriteResult> written = fn(*c);
+      if (written.ok() || !c->superseded() || attempt == 3) return written;
+    }
+  }
+  // Engine::Upsert and Delete on one incarnation of the collection.
+  StatusOr<WriteResult> Upsert(engine::Collection& collection,
+                               std::span<const std::string_view> records,
+                               const std::function<void(std::size_t)>& progress,
+                               const std::optional<Scope>& scope);
+  StatusOr<WriteResult> DeleteIds(engine::Collection& collection, std::span<const std::string> ids,
+                                  const std::optional<Scope>& scope,
+                                  const std::optional<std::string>& agent);
+
   // Removes the records `docs` durably, then from memory (the caller holds
   // `writer`).
   StatusOr<WriteResult> RemoveDocs(engine::Collection::Writer& writer,

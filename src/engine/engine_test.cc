@@ -53,9 +53,8 @@ class EngineTest : public ::testing::Test {
 
   static CollectionSpec Spec(std::size_t dim = 8) {
     Checked<SchemaRef> schema = SchemaRef::Parse(kSchema);
-    CollectionSpec spec{
-        "lore", schema.value(), {{"title", 2.0}, {"text", 1.0}}, dim, "cosine", "en", "written",
-        ""};
+    CollectionSpec spec{"lore", schema.value(), {{"title", 2.0}, {"text", 1.0}}, dim, "cosine",
+                        "en",   "written"};
     return spec;
   }
 

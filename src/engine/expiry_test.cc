@@ -44,9 +44,9 @@ class ExpiryTest : public ::testing::Test {
     Open();
     StatusOr<SchemaRef> schema = SchemaRef::Load("preset:notes");
     ASSERT_TRUE(schema.ok());
-    const CollectionSpec spec{
-        "notes",  schema.value(), {{"content", 1.0}}, 0,
-        "cosine", "en",           "updated_at",       std::string(DefaultTtlField("preset:notes"))};
+    CollectionSpec spec{"notes",  schema.value(), {{"content", 1.0}}, 0,
+                        "cosine", "en",           "updated_at"};
+    spec.ttl_field = DefaultTtlField("preset:notes");
     ASSERT_EQ(spec.ttl_field, "expires_at");
     ASSERT_TRUE(engine_->CreateCollection(spec).ok());
     // e1 expires at kExpiry exactly, e2 a microsecond later, e0 an hour
@@ -213,7 +213,8 @@ TEST_F(ExpiryTest, DeletesCountOnlyVisibleRecords) {
 
 TEST_F(ExpiryTest, TtlFieldMustBeADatetimeOfTheSchema) {
   StatusOr<SchemaRef> schema = SchemaRef::Load("preset:notes");
-  CollectionSpec spec{"bad", schema.value(), {{"content", 1.0}}, 0, "cosine", "en", "", "content"};
+  CollectionSpec spec{"bad", schema.value(), {{"content", 1.0}}, 0, "cosine", "en", ""};
+  spec.ttl_field = "content";
   const Status s = engine_->CreateCollection(spec);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("ttl_field: 'content' is not a datetime field"), std::string::npos)

@@ -43,7 +43,7 @@ class ListingTest : public ::testing::Test {
     StatusOr<SchemaRef> schema = SchemaRef::Load("preset:notes");
     ASSERT_TRUE(schema.ok());
     const CollectionSpec spec{"notes",  schema.value(), {{"content", 1.0}}, 0,
-                              "cosine", "en",           "updated_at",       ""};
+                              "cosine", "en",           "updated_at"};
     ASSERT_TRUE(engine_->CreateCollection(spec).ok());
     std::vector<std::string> notes;
     for (int i = 0; i < 60; ++i) {
@@ -232,10 +232,10 @@ TEST_F(ListingTest, SetAndBoolFacets) {
       R"({"fields":[{"name":"tags","type":"set<string>","optional":true},
                     {"name":"done","type":"bool","required":true}]})");
   ASSERT_TRUE(schema.ok());
-  ASSERT_TRUE(engine_
-                  ->CreateCollection(
-                      {"tagged", schema.value(), {{"text", 1.0}}, 0, "cosine", "none", "", ""})
-                  .ok());
+  ASSERT_TRUE(
+      engine_
+          ->CreateCollection({"tagged", schema.value(), {{"text", 1.0}}, 0, "cosine", "none", ""})
+          .ok());
   const std::string records[] = {R"({"id":"a","tags":["x","y"],"done":true})",
                                  R"({"id":"b","tags":["y"],"done":false})",
                                  R"({"id":"c","done":false})"};

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "engine/embedding.h"
 #include "engine/engine_impl.h"
 #include "engine/internal.h"
 #include "engine/scope.h"
@@ -78,7 +79,15 @@ StatusOr<SearchResponse> Engine::Impl::Run(const Collection& c, const search::Re
   if (!result.value().filter_impact.is_null()) {
     response.filter_impact = json::Dump(result.value().filter_impact);
   }
-  if (!result.value().explain.is_null()) response.explain = json::Dump(result.value().explain);
+  json::Value& explain = result.value().explain;
+  if (!explain.is_null()) {
+    if (explain["fusion"].is_object()) {  // name each fused hit by its id
+      for (json::Value& e : explain["fusion"]["hits"]) {
+        e["id"] = reader.id_of(e["doc"].get<std::uint32_t>());
+      }
+    }
+    response.explain = json::Dump(explain);
+  }
   return response;
 }
 
@@ -172,14 +181,22 @@ StatusOr<SearchResponse> Engine::Search(std::string_view collection,
     }
     r.query = std::move(q.value().def);
   }
-  if (request.vector) r.vector = *request.vector;
+  if (request.vector) {
+    r.vector = *request.vector;
+  } else if (request.query && request.mode != SearchMode::kText) {
+    // A collection with an embedder embeds the query: hybrid from a query
+    // alone (before the shared lock: the model may take a while).
+    ASSIGN_OR_RETURN(std::optional<std::vector<float>> embedded,
+                     engine::QueryVector(*c, *request.query));
+    if (embedded) r.vector = std::move(*embedded);
+  }
   if (request.mode) {
     r.mode = *request.mode == SearchMode::kText     ? search::Mode::kText
              : *request.mode == SearchMode::kVector ? search::Mode::kVector
                                                     : search::Mode::kHybrid;
-  } else if (request.query && request.vector) {
+  } else if (request.query && !r.vector.empty()) {
     r.mode = search::Mode::kHybrid;
-  } else if (request.vector) {
+  } else if (!r.vector.empty()) {
     r.mode = search::Mode::kVector;
   } else {
     r.mode = search::Mode::kText;
@@ -191,6 +208,15 @@ StatusOr<SearchResponse> Engine::Search(std::string_view collection,
                                                              : search::FilterMode::kAuto;
   r.threshold = request.threshold;
   r.score_threshold = request.score_threshold;
+  r.fusion = DefaultFusion(c->spec());
+  if (request.fusion) {
+    StatusOr<search::Fusion> fusion = ToInternal(*request.fusion);
+    if (!fusion.ok()) {
+      rejected.rejected = Diagnostic{400, "request.invalid", "fusion", fusion.status().message()};
+      return rejected;
+    }
+    r.fusion = *fusion;
+  }
   r.explain = request.explain;
   r.impact = request.impact;
   return impl_->Run(*c, r, request.bounds.max_reply_bytes);

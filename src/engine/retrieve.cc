@@ -6,6 +6,7 @@
 // kept in the store (a "retrieves" snapshot) and loaded on open.
 #include <utility>
 
+#include "engine/embedding.h"
 #include "engine/engine_impl.h"
 #include "engine/internal.h"
 #include "engine/scope.h"
@@ -178,6 +179,9 @@ StatusOr<SearchResponse> Engine::Retrieve(std::string_view name, std::string_vie
   r.deadline = &deadline;
   r.max_expansions = bounds.max_expansions;
   const bool text = c->has_text() && !Blank(query);
+  if (!vector && text && state->spec.mode != SearchMode::kText) {
+    ASSIGN_OR_RETURN(vector, engine::QueryVector(*c, query));  // with an embedder
+  }
   const bool vectors = c->has_vectors() && vector.has_value();
   if (text) {
     Checked<text::Query> q = text::ParseQuery(query, text::QueryOptions{});
@@ -200,6 +204,7 @@ StatusOr<SearchResponse> Engine::Retrieve(std::string_view name, std::string_vie
   if (read) r.scope = &*read;
   r.dialect = ToInternal(state->spec.dialect);
   r.k = state->spec.top_k;
+  r.fusion = DefaultFusion(c->spec());
   // The threshold is a distance (SEARCH.md §2): it applies when vectors are searched.
   if (vectors && state->spec.threshold > 0) r.threshold = state->spec.threshold;
   return impl_->Run(*c, r, bounds.max_reply_bytes);

@@ -39,7 +39,7 @@ class ScopeTest : public ::testing::Test {
     StatusOr<SchemaRef> schema = SchemaRef::Load("preset:notes");
     ASSERT_TRUE(schema.ok());
     CollectionSpec spec{"notes",  schema.value(), {{"content", 1.0}}, 0,
-                        "cosine", "en",           "updated_at",       ""};
+                        "cosine", "en",           "updated_at"};
     ASSERT_TRUE(engine_->CreateCollection(spec).ok());
     const std::vector<std::string> notes = {
         Note("a1", "alice", "agent_private", "01"), Note("a2", "alice", "project_shared", "02"),
@@ -220,7 +220,7 @@ TEST(ScopeKeys, OldStoresAreRekeyedOnOpen) {
   StatusOr<SchemaRef> schema = SchemaRef::Load("preset:notes");
   ASSERT_TRUE(schema.ok());
   const CollectionSpec spec{"notes",  schema.value(), {{"content", 1.0}}, 0,
-                            "cosine", "en",           "updated_at",       ""};
+                            "cosine", "en",           "updated_at"};
   {
     StatusOr<std::unique_ptr<storage::Store>> store = storage::OpenSqliteStore(dir.string());
     ASSERT_TRUE(store.ok());
@@ -290,7 +290,7 @@ TEST_F(ScopeTest, CountsAndListingsArePerCaller) {
   Checked<SchemaRef> schema =
       SchemaRef::Parse(R"({"fields":[{"name":"region","type":"string","optional":true}]})");
   ASSERT_TRUE(schema.ok());
-  CollectionSpec spec{"plain", schema.value(), {{"content", 1.0}}, 0, "cosine", "en", "", ""};
+  CollectionSpec spec{"plain", schema.value(), {{"content", 1.0}}, 0, "cosine", "en", ""};
   ASSERT_TRUE(engine_->CreateCollection(spec).ok());
   EXPECT_EQ(engine_->DescribeCollection("notes")->records, 6u);
   EXPECT_EQ(engine_->ListCollections().size(), 2u);
@@ -351,7 +351,7 @@ TEST_F(ScopeTest, CollectionsWithoutAgentIdAreClosedToScopedCallers) {
   Checked<SchemaRef> schema =
       SchemaRef::Parse(R"({"fields":[{"name":"region","type":"string","optional":true}]})");
   ASSERT_TRUE(schema.ok());
-  CollectionSpec spec{"plain", schema.value(), {{"content", 1.0}}, 0, "cosine", "en", "", ""};
+  CollectionSpec spec{"plain", schema.value(), {{"content", 1.0}}, 0, "cosine", "en", ""};
   ASSERT_TRUE(engine_->CreateCollection(spec).ok());
   SearchRequest r = Query(Scope{"alice", ReadProfile::kAllScopes});
   StatusOr<SearchResponse> s = engine_->Search("plain", r);

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "engine/embedding.h"
 #include "engine/engine_impl.h"
 #include "engine/scope.h"
 
@@ -43,26 +44,30 @@ std::vector<PreparedRecord> LastOfEachKey(std::vector<PreparedRecord> prepared) 
   return unique;
 }
 
-std::string VectorBytes(const std::vector<float>& vector) {
-  std::string bytes(vector.size() * sizeof(float), '\0');
-  if (!vector.empty()) std::memcpy(bytes.data(), vector.data(), bytes.size());
-  return bytes;
-}
-
 }  // namespace
 
 StatusOr<WriteResult> Engine::Upsert(std::string_view collection,
                                      std::span<const std::string_view> records,
                                      const std::function<void(std::size_t)>& progress,
                                      const std::optional<Scope>& scope) {
-  ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
+  // A collection switching embedders (Reembed) is replaced by a new
+  // incarnation under the same name: a write that prepared its records for
+  // the old one prepares them again for the new.
+  return impl_->OnCurrent(
+      collection, [&](Collection& c) { return impl_->Upsert(c, records, progress, scope); });
+}
+
+StatusOr<WriteResult> Engine::Impl::Upsert(Collection& c, std::span<const std::string_view> records,
+                                           const std::function<void(std::size_t)>& progress,
+                                           const std::optional<Scope>& scope) {
+  const std::string& collection = c.spec().name;
   ASSIGN_OR_RETURN(std::optional<engine::ScopeTests> tests,
-                   engine::MakeScopeTests(*c, scope, impl_->Now()));
+                   engine::MakeScopeTests(c, scope, Now()));
   // Check every record before anything is written: a rejected batch writes nothing.
   std::vector<PreparedRecord> prepared;
   prepared.reserve(records.size());
   for (std::size_t i = 0; i < records.size(); ++i) {
-    Checked<PreparedRecord> r = c->Prepare(records[i]);
+    Checked<PreparedRecord> r = c.Prepare(records[i]);
     if (!r.ok()) return Rejected(r.diagnostic(), i);
     if (tests && !tests->owns.Matches(r.value().slots)) {
       return Rejected(ForbiddenWrite("agent_id", "a record's agent_id must be '" + scope->agent +
@@ -71,11 +76,16 @@ StatusOr<WriteResult> Engine::Upsert(std::string_view collection,
     }
     prepared.push_back(std::move(r).value());
   }
+  // Records without a vector are embedded before the writer is taken: the
+  // model (or an endpoint) may take a while, and nothing is acknowledged
+  // without its vector.
+  ASSIGN_OR_RETURN(auto refused, engine::EmbedRecords(c, prepared));
+  if (refused) return Rejected(refused->first, refused->second);
   // A scoped writer's records all carry its agent, so their keys are its
   // own: it can only ever replace its own records.
   std::vector<PreparedRecord> unique = LastOfEachKey(std::move(prepared));
 
-  ASSIGN_OR_RETURN(Collection::Writer writer, c->Write());
+  ASSIGN_OR_RETURN(Collection::Writer writer, c.Write());
   storage::WriteBatch batch;
   std::vector<std::uint32_t> docs;
   std::vector<PreparedRecord> ordered;
@@ -85,12 +95,12 @@ StatusOr<WriteResult> Engine::Upsert(std::string_view collection,
   for (PreparedRecord& r : unique) {
     const std::uint32_t doc = writer.Assign(r.key);
     docs.push_back(doc);
-    batch.puts.push_back({r.key, doc, r.body, VectorBytes(r.vector)});
+    batch.puts.push_back({r.key, doc, r.body, engine::VectorBytes(r.vector)});
     ordered.push_back(std::move(r));
   }
-  ASSIGN_OR_RETURN(const std::uint64_t seq, impl_->store->Apply(collection, batch));
-  Status indexed = writer.Apply(seq, docs, std::move(ordered), impl_->options.threads, progress);
-  impl_->maintenance->Wake();
+  ASSIGN_OR_RETURN(const std::uint64_t seq, store->Apply(collection, batch));
+  Status indexed = writer.Apply(seq, docs, std::move(ordered), options.threads, progress);
+  maintenance->Wake();
   if (!indexed.ok()) {
     return Status::Internal("records are stored but indexing failed: " + indexed.message());
   }
@@ -110,20 +120,26 @@ StatusOr<WriteResult> Engine::Impl::RemoveDocs(Collection::Writer& writer,
 StatusOr<WriteResult> Engine::Delete(std::string_view collection, std::span<const std::string> ids,
                                      const std::optional<Scope>& scope,
                                      const std::optional<std::string>& agent) {
-  ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
+  return impl_->OnCurrent(collection,
+                          [&](Collection& c) { return impl_->DeleteIds(c, ids, scope, agent); });
+}
+
+StatusOr<WriteResult> Engine::Impl::DeleteIds(Collection& c, std::span<const std::string> ids,
+                                              const std::optional<Scope>& scope,
+                                              const std::optional<std::string>& agent) {
   ASSIGN_OR_RETURN(std::optional<engine::ScopeTests> tests,
-                   engine::MakeScopeTests(*c, scope, impl_->Now()));
-  ASSIGN_OR_RETURN(Collection::Writer writer, c->Write());
+                   engine::MakeScopeTests(c, scope, Now()));
+  ASSIGN_OR_RETURN(Collection::Writer writer, c.Write());
   std::vector<std::uint32_t> docs;
   for (const std::string& id : ids) {
     // A scoped caller's ids name its own records only (scope.h).
     ASSIGN_OR_RETURN(std::optional<std::uint32_t> doc,
-                     engine::ResolveId(writer, *c, id, scope, tests, agent, /*read=*/false));
+                     engine::ResolveId(writer, c, id, scope, tests, agent, /*read=*/false));
     if (doc) docs.push_back(*doc);
   }
   std::sort(docs.begin(), docs.end());
   docs.erase(std::unique(docs.begin(), docs.end()), docs.end());
-  return impl_->RemoveDocs(writer, docs);
+  return RemoveDocs(writer, docs);
 }
 
 StatusOr<WriteResult> Engine::DeleteWhere(std::string_view collection, FilterDialect dialect,
@@ -131,27 +147,28 @@ StatusOr<WriteResult> Engine::DeleteWhere(std::string_view collection, FilterDia
                                           const std::optional<Scope>& scope,
                                           const RequestBounds& bounds) {
   const Deadline deadline(bounds.deadline);
-  ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
-  Checked<filter::CompiledFilter> compiled = c->CompileFilter(dialect, filter_text);
-  if (!compiled.ok()) return Rejected(compiled.diagnostic());
-  if (scope) {
-    ASSIGN_OR_RETURN(filter::Node own, engine::ScopeOwnNode(c->schema(), *scope, collection));
-    compiled = engine::Restrict(&compiled.value(), std::move(own), c->spec().schema.get());
-  }
-  // Expired records are gone already as far as callers know (the count
-  // deleted says nothing of them); the maintenance purges them.
-  if (std::optional<filter::Node> expired = engine::ExpiredNode(*c, impl_->Now())) {
-    compiled = engine::Restrict(&compiled.value(), filter::MakeNot(std::move(*expired)),
-                                c->spec().schema.get());
-  }
-  ASSIGN_OR_RETURN(Collection::Writer writer, c->Write());
-  // No other writer can change the collection now: the metadata index is
-  // read without the shared lock.
-  const roaring::Roaring matched =
-      writer.metadata().Evaluate(compiled.value().optimized.root, &deadline);
-  RETURN_IF_ERROR(deadline.Check("filtering"));  // nothing deleted
-  const std::vector<std::uint32_t> docs(matched.begin(), matched.end());
-  return impl_->RemoveDocs(writer, docs);
+  return impl_->OnCurrent(collection, [&](Collection& c) -> StatusOr<WriteResult> {
+    Checked<filter::CompiledFilter> compiled = c.CompileFilter(dialect, filter_text);
+    if (!compiled.ok()) return Rejected(compiled.diagnostic());
+    if (scope) {
+      ASSIGN_OR_RETURN(filter::Node own, engine::ScopeOwnNode(c.schema(), *scope, collection));
+      compiled = engine::Restrict(&compiled.value(), std::move(own), c.spec().schema.get());
+    }
+    // Expired records are gone already as far as callers know (the count
+    // deleted says nothing of them); the maintenance purges them.
+    if (std::optional<filter::Node> expired = engine::ExpiredNode(c, impl_->Now())) {
+      compiled = engine::Restrict(&compiled.value(), filter::MakeNot(std::move(*expired)),
+                                  c.spec().schema.get());
+    }
+    ASSIGN_OR_RETURN(Collection::Writer writer, c.Write());
+    // No other writer can change the collection now: the metadata index is
+    // read without the shared lock.
+    const roaring::Roaring matched =
+        writer.metadata().Evaluate(compiled.value().optimized.root, &deadline);
+    RETURN_IF_ERROR(deadline.Check("filtering"));  // nothing deleted
+    const std::vector<std::uint32_t> docs(matched.begin(), matched.end());
+    return impl_->RemoveDocs(writer, docs);
+  });
 }
 
 }  // namespace engram

@@ -105,6 +105,7 @@ Status Validate(const CollectionView& c, const Request& r, Plan* plan) {
   if (r.score_threshold && !(*r.score_threshold >= 0 && *r.score_threshold <= 1)) {
     return Invalid("score_threshold: must be within [0, 1], got " + Num(*r.score_threshold));
   }
+  RETURN_IF_ERROR(CheckFusion(r.fusion));
   switch (r.filter_mode) {
     case FilterMode::kAuto:
       plan->filter_mode = FilterMode::kPre;
@@ -232,7 +233,8 @@ StatusOr<Result> Search(const CollectionView& c, const Request& r) {
   }
 
   const bool fused = plan.text && plan.vector;
-  std::vector<Hit> hits = fused       ? FuseRrf(text_hits, vector_hits, r.rrf_k)
+  FusionContext fusion;
+  std::vector<Hit> hits = fused       ? Fuse(text_hits, vector_hits, r.fusion, plan.metric, &fusion)
                           : plan.text ? std::move(text_hits)
                                       : std::move(vector_hits);
   counts["fused"] = hits.size();
@@ -240,7 +242,11 @@ StatusOr<Result> Search(const CollectionView& c, const Request& r) {
 
   json::Value temporal = nullptr;
   if (r.query && c.time_slot && !r.query->hints.empty()) {
-    temporal = ApplyTemporalHints(r.query->hints, metadata, *c.time_slot, fused, r.rrf_k, &hits);
+    // Convex scores are not on RRF's scale (z-scores can be negative): the
+    // boost then multiplies the fused rank's RRF score, as in single modes.
+    const bool rrf_scale = fused && r.fusion.method != FusionMethod::kConvex;
+    temporal = ApplyTemporalHints(r.query->hints, metadata, *c.time_slot, rrf_scale, r.fusion.rrf_k,
+                                  &hits);
     timings["temporal"] = lap.Lap();
   }
 
@@ -328,13 +334,7 @@ StatusOr<Result> Search(const CollectionView& c, const Request& r) {
   if (readable && plan.vector) vector_live = readable->and_cardinality(c.vectors->store().live());
   ex["vector"] = plan.vector ? VectorExplainJson(runs.vector, fetch_k, plan.metric, vector_live)
                              : json::Value(nullptr);
-  ex["fusion"] = nullptr;
-  if (fused) {
-    ex["fusion"] = {{"method", "rrf"},
-                    {"rrf_k", r.rrf_k},
-                    {"score", "sum of 1/(rrf_k + rank) over the lists"},
-                    {"ties", "better single-list rank, then record number"}};
-  }
+  ex["fusion"] = fused ? FusionExplain(fusion, result.hits) : json::Value(nullptr);
   ex["temporal"] = std::move(temporal);
   ex["thresholds"] = {{"threshold", OrNull(r.threshold)},
                       {"score_threshold", OrNull(r.score_threshold)},

@@ -1,7 +1,8 @@
 // The search pipeline over one collection's in-memory indexes (SEARCH.md
 // §2-§3): the filter becomes an allowed-set, the text and vector retrievers
-// find the best candidates among it, hybrid fuses them by Reciprocal Rank
-// Fusion, thresholds cut the fused list, and filter impact and explain
+// find the best candidates among it, hybrid fuses them (RRF, weighted RRF
+// or a convex combination of normalised scores), thresholds cut the fused
+// list, and filter impact and explain
 // report what happened. It knows nothing of storage; engine/ hands it a view
 // of the indexes it keeps.
 #ifndef ENGRAM_SEARCH_SEARCH_H_
@@ -37,6 +38,18 @@ struct CollectionView {
 };
 
 enum class Mode { kText, kVector, kHybrid };
+
+// How hybrid search merges the text and vector lists (fusion.h has the
+// formulas).
+enum class FusionMethod { kRrf, kWeightedRrf, kConvex };
+enum class Normalization { kMinMax, kZScore };
+struct Fusion {
+  FusionMethod method = FusionMethod::kRrf;
+  std::size_t rrf_k = 60;                     // rrf, weighted_rrf (Cormack et al. 2009)
+  double text_weight = 1, vector_weight = 1;  // weighted_rrf
+  double alpha = 0.5;  // convex: the vector side's weight; the text side has 1 - alpha
+  Normalization normalization = Normalization::kMinMax;  // convex
+};
 enum class FilterMode { kAuto, kPre, kPost };
 
 inline constexpr std::size_t kMaxK = 10000;
@@ -62,7 +75,7 @@ struct Request {
   FilterMode filter_mode = FilterMode::kAuto;
   std::optional<double> threshold;        // a distance in the metric's terms, after top-k
   std::optional<double> score_threshold;  // a floor on Hit::relevance, in [0, 1]
-  std::size_t rrf_k = 60;                 // Reciprocal Rank Fusion's k (Cormack et al. 2009)
+  Fusion fusion;                          // hybrid with both retrievers
   // Vector retrieval knobs for tests and benchmarks: the graph's ef (0: the
   // planner's choice) and a forced plan (unset: the planner chooses).
   std::size_t ef = 0;
@@ -79,7 +92,7 @@ struct Request {
 struct Hit {
   std::uint32_t doc = 0;
   // text: BM25; vector: similarity (cosine 1 - d, dot the inner product, l2
-  // 1 / (1 + d)); hybrid: the RRF sum.
+  // 1 / (1 + d)); hybrid: the fused score.
   double score = 0;
   double relevance = 0;        // in [0, 1] as SEARCH.md §5 defines it
   std::optional<double> bm25;  // when the record matched the text query
@@ -111,11 +124,11 @@ struct Result {
 // got 3"), for requests the collection cannot answer: an input the collection
 // has no index for, a vector of the wrong dimension or not finite, k or
 // candidate_k out of range, `threshold` with the dot metric or without a
-// query vector, `score_threshold` outside [0, 1]. DeadlineExceeded once
-// `deadline` has passed (checked on entry, and after each stage, whose loops
-// stop early when it passes). The filter must be compiled against the
-// metadata index's schema. Thread-safe against other Searches; the caller
-// keeps writers out.
+// query vector, `score_threshold` outside [0, 1], fusion parameters out of
+// range ("fusion.alpha: ..."). DeadlineExceeded once `deadline` has passed
+// (checked on entry, and after each stage, whose loops stop early when it
+// passes). The filter must be compiled against the metadata index's schema.
+// Thread-safe against other Searches; the caller keeps writers out.
 StatusOr<Result> Search(const CollectionView& collection, const Request& request);
 
 }  // namespace engram::search

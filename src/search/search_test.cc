@@ -255,6 +255,13 @@ TEST(Search, ExplainShowsQueryFilterPlanCountsAndTimings) {
   EXPECT_EQ(ex["vector"]["allowed"], allowed);
   EXPECT_TRUE(ex["text"]["postings_scored"].is_number());
   EXPECT_EQ(ex["fusion"]["rrf_k"], 60);
+  ASSERT_EQ(ex["fusion"]["hits"].size(), 5u);
+  for (std::size_t i = 0; i < 5; ++i) {
+    const json::Value& e = ex["fusion"]["hits"][i];
+    EXPECT_EQ(e["doc"], got.value().hits[i].doc);
+    EXPECT_NEAR(e["text"].get<double>() + e["vector"].get<double>(), e["score"].get<double>(),
+                1e-12);
+  }
   EXPECT_EQ(ex["counts"]["retrieved"]["vector"], allowed) << "fetch 60 > allowed";
   EXPECT_EQ(ex["counts"]["top_k"], 5);
   EXPECT_EQ(ex["counts"]["after_thresholds"], 5);

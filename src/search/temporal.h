@@ -28,9 +28,10 @@ inline constexpr double kAroundHalfLifeDays = 7.0;
 double AroundCloseness(Datetime t, const text::Date& day);
 
 // Reorders `hits` (best first, as retrieval and fusion left them) by the
-// hints; a no-op without hints. Every hit gets a rank score: its RRF score
-// when `fused` (hybrid), else 1 / (rrf_k + position), position 1-based (the
-// single retriever's rank, on RRF's scale so one formula serves every mode).
+// hints; a no-op without hints. Every hit gets a rank score: its fused score
+// when `fused` (hybrid with rrf or weighted_rrf), else 1 / (rrf_k +
+// position), position 1-based (the single retriever's or the convex fusion's
+// rank, on RRF's scale so one formula serves every mode).
 //   - around (one or more): the rank score is multiplied by 1 + w, w the
 //     largest AroundCloseness over the hints (0 without a time value); hits
 //     are stably re-sorted by the boosted score and Hit::boost records 1 + w.

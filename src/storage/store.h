@@ -39,6 +39,10 @@ struct RecordWrite {
 struct WriteBatch {
   std::vector<RecordWrite> puts;     // insert or replace by id
   std::vector<std::string> removes;  // ids; absent ids are ignored
+  // When set, replaces the collection's configuration document in the same
+  // transaction (a collection switching embedders rewrites its vectors and
+  // its configuration together).
+  std::optional<std::string> config;
 };
 
 // What a scan yields. The views are valid during the callback only.

@@ -51,7 +51,7 @@ TEST(ListingDifferential, CountAndFacetsEqualAScan) {
     ASSERT_TRUE(ref.ok());
     ASSERT_TRUE(engine
                     ->CreateCollection(
-                        {name, ref.value(), {{"body_text", 1.0}}, 0, "cosine", "none", "", ""})
+                        {name, ref.value(), {{"body_text", 1.0}}, 0, "cosine", "none", ""})
                     .ok());
     // The records as the engine holds them: by id.
     std::map<std::string, Record> records;

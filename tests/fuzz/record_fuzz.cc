@@ -34,7 +34,7 @@ Collection& TheCollection() {
                       {"name":"tags","type":"set<string>","optional":true}]})");
     if (!schema.ok()) std::abort();
     return new Collection(CollectionSpec{
-        "fuzz", schema.value(), {{"title", 2}, {"text", 1}}, 4, "cosine", "en", "written", ""});
+        "fuzz", schema.value(), {{"title", 2}, {"text", 1}}, 4, "cosine", "en", "written"});
   }();
   return *c;
 }

@@ -27,7 +27,7 @@ inline CollectionSpec Spec() {
   Checked<SchemaRef> schema = SchemaRef::Parse(
       R"({"fields":[{"name":"level","type":"int","required":true},
                     {"name":"batch","type":"int","optional":true}]})");
-  return CollectionSpec{kCollection, schema.value(), {{"text", 1.0}}, kDim, "l2", "none", "", ""};
+  return CollectionSpec{kCollection, schema.value(), {{"text", 1.0}}, kDim, "l2", "none", ""};
 }
 
 inline std::string Id(long batch, int i) {

@@ -174,6 +174,67 @@ TEST_F(EngineCliWrite, CreateRejectsBadSpecs) {
   EXPECT_NE(dup.err.find("lore"), std::string::npos) << dup.err;
 }
 
+// `engram embed`, a collection created with --embedder and --fusion, search
+// with a query alone and --fusion, and `collection reembed`.
+TEST_F(EngineCliWrite, EmbedderCommands) {
+  const std::string models = std::string(ENGRAM_SOURCE_DIR) + "/src/embed/testdata/model2vec/";
+  const std::string small = "model2vec:" + models + "test-model-float32";
+  Result embed = Engram({"embed", "--embedder", small, "hello world"});
+  ASSERT_EQ(embed.code, 0) << embed.err;
+  // The reference library's vector for "hello world" (embeddings_short.json).
+  const Json v = Json::parse(embed.out);
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_NEAR(v[0].get<double>(), -0.3934547007083893, 1e-6);
+  EXPECT_NEAR(v[1].get<double>(), -0.9193440079689026, 1e-6);
+  Result lines = Engram({"embed", "--embedder", small}, "a\nb c\n");
+  ASSERT_EQ(lines.code, 0) << lines.err;
+  EXPECT_EQ(std::count(lines.out.begin(), lines.out.end(), '\n'), 2);
+  EXPECT_EQ(Engram({"embed", "--embedder", "model2vec:/nonexistent", "x"}).code, 4);
+  EXPECT_EQ(Engram({"embed", "--embedder", "bogus", "x"}).code, 1);
+
+  const std::string schema = WriteFile("schema.json", R"({"fields":[]})");
+  Result create =
+      Engram({"collection", "create", "--db", Db(), "--name", "docs", "--schema", schema, "--text",
+              "text", "--embedder", small, "--fusion", "weighted_rrf:text=1,vector=3"});
+  ASSERT_EQ(create.code, 0) << create.err;
+  const std::string data = WriteFile("docs.jsonl", R"({"id":"a","text":"hello world"})"
+                                                   "\n"
+                                                   R"({"id":"b","text":"tokenization of text"})"
+                                                   "\n");
+  ASSERT_EQ(Engram({"ingest", "--db", Db(), "--collection", "docs", data}).code, 0);
+  Result list = Engram({"collection", "list", "--db", Db(), "--json"});
+  const Json c = ParseJson(list)["collections"][0];
+  EXPECT_EQ(c["vectors"]["dim"], 2);
+  EXPECT_EQ(c["embedder"]["model"], "test-model-float32");
+  EXPECT_EQ(c["fusion"], "weighted_rrf:text=1.0,vector=3.0,k=60");
+
+  Result search = Engram(
+      {"search", "--db", Db(), "--collection", "docs", "--query", "hello", "--json", "--explain"});
+  ASSERT_EQ(search.code, 0) << search.err;
+  Json doc = ParseJson(search);
+  EXPECT_EQ(doc["hits"][0]["id"], "a");
+  EXPECT_EQ(doc["explain"]["mode"], "hybrid");
+  EXPECT_EQ(doc["explain"]["fusion"]["method"], "weighted_rrf");
+  search = Engram({"search", "--db", Db(), "--collection", "docs", "--query", "hello", "--json",
+                   "--explain", "--fusion", "convex:alpha=0.2,normalization=z_score"});
+  ASSERT_EQ(search.code, 0) << search.err;
+  doc = ParseJson(search);
+  EXPECT_EQ(doc["explain"]["fusion"]["normalization"], "z_score");
+  EXPECT_EQ(doc["explain"]["fusion"]["hits"][0]["id"], "a");
+  Result bad = Engram({"search", "--db", Db(), "--collection", "docs", "--query", "hello",
+                       "--fusion", "convex:alpha=3"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(bad.err, "engram: --fusion: fusion: alpha: must be within [0, 1], got 3.0\n");
+
+  Result re = Engram({"collection", "reembed", "--db", Db(), "--collection", "docs", "--embedder",
+                      "model2vec:" + models + "test-model-vocab-quantized", "--json"});
+  ASSERT_EQ(re.code, 0) << re.err;
+  EXPECT_EQ(ParseJson(re)["records"], 2);
+  EXPECT_EQ(ParseJson(re)["embedder"]["dimension"], 64);
+  list = Engram({"collection", "list", "--db", Db(), "--json"});
+  EXPECT_EQ(ParseJson(list)["collections"][0]["vectors"]["dim"], 64);
+}
+
 TEST_F(EngineCliWrite, IngestPrintsASummary) {
   ASSERT_EQ(Engram(CreateArgs(Db())).code, 0);
   Result r = Engram({"ingest", "--db", Db(), "--collection", "lore", Example("lore.jsonl")});

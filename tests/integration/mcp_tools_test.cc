@@ -412,7 +412,7 @@ TEST_F(McpToolsTest, RetrieveRunsANamedConfiguration) {
   ASSERT_TRUE(schema.ok());
   ASSERT_TRUE(engine_
                   ->CreateCollection(CollectionSpec{
-                      "lore", schema.value(), {{"text", 1.0}}, 0, "cosine", "en", "", ""})
+                      "lore", schema.value(), {{"text", 1.0}}, 0, "cosine", "en", ""})
                   .ok());
   const std::string records[] = {
       R"({"id":"k1","region":"north","text":"The dragon sleeps under the northern mountain"})",
@@ -505,11 +505,9 @@ TEST_F(McpToolsTest, MemoryStatsCountsAndBreaksDown) {
 TEST_F(McpToolsTest, RetrieveLeavesExpiredRecordsOut) {
   StatusOr<SchemaRef> schema = SchemaRef::Load("preset:notes");
   ASSERT_TRUE(schema.ok());
-  ASSERT_TRUE(
-      engine_
-          ->CreateCollection(CollectionSpec{
-              "notes", schema.value(), {{"content", 1.0}}, 0, "cosine", "en", "", "expires_at"})
-          .ok());
+  CollectionSpec notes{"notes", schema.value(), {{"content", 1.0}}, 0, "cosine", "en", ""};
+  notes.ttl_field = "expires_at";
+  ASSERT_TRUE(engine_->CreateCollection(notes).ok());
   auto note = [](const std::string& id, const std::string& expires) {
     return R"({"id":")" + id +
            R"(","content":"the dragon","type":"fact","scope":"s","agent_id":"a",)" +

@@ -89,7 +89,7 @@ class ServerBoundsTest : public ::testing::Test {
     ASSERT_TRUE(
         engine_
             ->CreateCollection(
-                {"notes", schema.value(), {{"content", 1.0}}, 0, "cosine", "en", "updated_at", ""})
+                {"notes", schema.value(), {{"content", 1.0}}, 0, "cosine", "en", "updated_at"})
             .ok());
     std::vector<std::string> records;
     for (int i = 0; i < 10; ++i) {

@@ -605,5 +605,66 @@ TEST_F(ServerHttpTest, StopFinishesTheRequestInFlight) {
   EXPECT_TRUE(stored->has_value());
 }
 
+// Collections with an embedder over HTTP: the spec as a string or an object,
+// a query alone searched hybrid, fusion per search (string or object) and as
+// the collection's default, located errors, and the reembed route.
+TEST_F(ServerHttpTest, EmbedderCollectionsFusionAndReembed) {
+  Start(false);
+  const std::string models = std::string(ENGRAM_SOURCE_DIR) + "/src/embed/testdata/model2vec/";
+  Reply created =
+      Post("/v1/collections",
+           {{"name", "docs"},
+            {"schema", {{"fields", json::array()}}},
+            {"text", {"text"}},
+            {"embedder", {{"kind", "model2vec"}, {"path", models + "test-model-float32"}}},
+            {"fusion", {{"method", "convex"}, {"alpha", 0.7}}}},
+           "");
+  ASSERT_EQ(created.status, 201) << created.body.dump();
+  EXPECT_EQ(created.body["vector"]["dim"], 2);
+  EXPECT_EQ(created.body["embedder"]["kind"], "model2vec");
+  EXPECT_EQ(created.body["fusion"], "convex:alpha=0.7,normalization=min_max");
+  ASSERT_EQ(Post("/v1/collections/docs/records",
+                 {{"records",
+                   {{{"id", "a"}, {"text", "hello world"}},
+                    {{"id", "b"}, {"text", "tokenization of text"}}}}},
+                 "")
+                .status,
+            200);
+  Reply hybrid = Post("/v1/collections/docs/search", {{"query", "hello"}, {"explain", true}}, "");
+  ASSERT_EQ(hybrid.status, 200) << hybrid.body.dump();
+  EXPECT_EQ(hybrid.body["explain"]["mode"], "hybrid");
+  EXPECT_EQ(hybrid.body["explain"]["fusion"]["alpha"], 0.7);
+  Reply weighted = Post("/v1/collections/docs/search",
+                        {{"query", "hello"},
+                         {"explain", true},
+                         {"fusion", {{"method", "weighted_rrf"}, {"weights", {{"vector", 2}}}}}},
+                        "");
+  ASSERT_EQ(weighted.status, 200) << weighted.body.dump();
+  EXPECT_EQ(weighted.body["explain"]["fusion"]["weights"]["vector"], 2.0);
+  ExpectProblem(Post("/v1/collections/docs/search",
+                     {{"query", "x"}, {"fusion", {{"method", "convex"}, {"alpha", 2}}}}, ""),
+                400, "request.invalid", "$.fusion.alpha");
+  ExpectProblem(Post("/v1/collections/docs/search", {{"query", "x"}, {"fusion", "max"}}, ""), 400,
+                "request.invalid", "$.fusion");
+  ExpectProblem(Post("/v1/collections",
+                     {{"name", "e"},
+                      {"schema", "preset:notes"},
+                      {"text", {"content"}},
+                      {"embedder", "onnx:/m"}},
+                     ""),
+                400, "request.invalid", "$.embedder");
+
+  // Switch to the 64-d model; the reply describes the collection after it.
+  Reply switched = Post("/v1/collections/docs/reembed",
+                        {{"embedder", "model2vec:" + models + "test-model-vocab-quantized"}}, "");
+  ASSERT_EQ(switched.status, 200) << switched.body.dump();
+  EXPECT_EQ(switched.body["vector"]["dim"], 64);
+  EXPECT_EQ(switched.body["reembedded"]["records"], 2);
+  EXPECT_EQ(Post("/v1/collections/docs/search", {{"query", "hello"}}, "").body["hits"][0]["id"],
+            "a");
+  ExpectProblem(Post("/v1/collections/docs/reembed", {{"embedder", "model2vec:/nonexistent"}}, ""),
+                404, "not_found");
+}
+
 }  // namespace
 }  // namespace engram::server::http

@@ -238,6 +238,8 @@ HttpResponse Api::Dispatch(const Call& call) {
       return GetCollection(call);
     case Route::kDropCollection:
       return DropCollection(call);
+    case Route::kReembedCollection:
+      return ReembedCollection(call);
     case Route::kUpsertRecords:
       return UpsertRecords(call);
     case Route::kGetRecord:

@@ -117,6 +117,7 @@ class Api {
   HttpResponse CreateCollection(const Call& call);
   HttpResponse GetCollection(const Call& call);
   HttpResponse DropCollection(const Call& call);
+  HttpResponse ReembedCollection(const Call& call);
   // routes_records.cc
   HttpResponse UpsertRecords(const Call& call);
   HttpResponse GetRecord(const Call& call);

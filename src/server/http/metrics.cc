@@ -89,8 +89,8 @@ std::string Metrics::Render(const Engine* engine) const {
          "# TYPE engram_expired_records_purged_total counter\n";
   for (const CollectionInfo& info : collections) {
     if (info.spec.ttl_field.empty()) continue;
-    out << "engram_expired_records_purged_total{collection=\"" << Label(info.spec.name)
-        << "\"} " << info.purged << '\n';
+    out << "engram_expired_records_purged_total{collection=\"" << Label(info.spec.name) << "\"} "
+        << info.purged << '\n';
   }
   return out.str();
 }

@@ -54,6 +54,97 @@ bool ReadFilterAndDialect(ObjectReader& r, const Limits& limits, std::string* te
   return has_filter;
 }
 
+// `embedder`: the spec's text form ("model2vec:DIR", "openai:URL#MODEL?...")
+// or the same as an object {kind, path | url + model, key_env, dimensions,
+// batch, timeout_ms, retries}; stored in `out` as the text form.
+bool ReadEmbedder(ObjectReader& r, std::string* out) {
+  const json* v = r.Get("embedder");
+  if (v == nullptr) return false;
+  std::string text;
+  if (v->is_string()) {
+    text = v->get<std::string>();
+  } else if (v->is_object()) {
+    ObjectReader e(*v, r.PathOf("embedder"));
+    EmbedderSpec spec;
+    if (e.Require("kind")) e.Enum("kind", &spec.kind, {"model2vec", "fasttext", "openai"});
+    e.String("path", &spec.path, 4096);
+    e.String("url", &spec.url, 4096);
+    e.String("model", &spec.model, 512);
+    e.String("key_env", &spec.key_env, 256);
+    std::size_t n = 0;
+    if (e.Size("dimensions", &n, 1, 65536)) spec.dimensions = n;
+    e.Size("batch", &spec.batch, 1, 2048);
+    e.Size("timeout_ms", &spec.timeout_ms, 1, 600000);
+    e.Size("retries", &spec.retries, 0, 10);
+    if (!e.Finish()) {
+      r.Fail(e.problem());
+      return false;
+    }
+    text = EmbedderSpecText(spec);
+  } else {
+    r.Fail("embedder",
+           "expected a spec string (model2vec:DIR, fasttext:FILE, "
+           "openai:URL#MODEL) or an object, got " +
+               JsonTypeName(*v));
+    return false;
+  }
+  if (text.size() > 8192) {
+    r.Fail("embedder", "longer than 8192 bytes");
+    return false;
+  }
+  StatusOr<EmbedderSpec> parsed = ParseEmbedderSpec(text);
+  if (!parsed.ok()) {
+    r.Fail("embedder", parsed.status().message());
+    return false;
+  }
+  *out = EmbedderSpecText(*parsed);
+  return true;
+}
+
+// `fusion`: the text form ("convex:alpha=0.7") or an object {method, k,
+// weights: {text, vector}, alpha, normalization}.
+bool ReadFusion(ObjectReader& r, std::optional<FusionSpec>* out) {
+  const json* v = r.Get("fusion");
+  if (v == nullptr) return false;
+  FusionSpec spec;
+  if (v->is_string()) {
+    StatusOr<FusionSpec> parsed = ParseFusion(v->get<std::string>());
+    if (!parsed.ok()) {
+      r.Fail("fusion", parsed.status().message());
+      return false;
+    }
+    spec = *parsed;
+  } else if (v->is_object()) {
+    ObjectReader f(*v, r.PathOf("fusion"));
+    if (f.Require("method")) f.Enum("method", &spec.method, {"rrf", "weighted_rrf", "convex"});
+    f.Size("k", &spec.rrf_k, 0, 1000000);
+    if (const json* w = f.Get("weights"); w != nullptr) {
+      ObjectReader weights(*w, f.PathOf("weights"));
+      weights.Number("text", &spec.text_weight, 0, 1e6);
+      weights.Number("vector", &spec.vector_weight, 0, 1e6);
+      if (!weights.Finish()) f.Fail(weights.problem());
+    }
+    f.Number("alpha", &spec.alpha, 0, 1);
+    f.Enum("normalization", &spec.normalization, {"min_max", "z_score"});
+    if (!f.Finish()) {
+      r.Fail(f.problem());
+      return false;
+    }
+    if (StatusOr<FusionSpec> checked = ParseFusion(FusionText(spec)); !checked.ok()) {
+      r.Fail("fusion", checked.status().message());
+      return false;
+    }
+  } else {
+    r.Fail("fusion",
+           "expected a fusion string (rrf, weighted_rrf:text=1,vector=2, "
+           "convex:alpha=0.5) or an object, got " +
+               JsonTypeName(*v));
+    return false;
+  }
+  *out = spec;
+  return true;
+}
+
 template <typename T>
 Decoded<T> Finish(ObjectReader& r, T value) {
   if (!r.Finish()) return r.problem();
@@ -139,10 +230,25 @@ Decoded<CollectionSpec> DecodeCollectionSpec(const json& body, const Limits& /*l
   r.Enum("language", &spec.language, {"en", "nl", "none"});
   r.String("time_field", &spec.time_field, 64);
   if (ttl_given) r.String("ttl_field", &spec.ttl_field.emplace(), 64);
+  std::string embedder;
+  ReadEmbedder(r, &embedder);
+  std::optional<FusionSpec> fusion;
+  ReadFusion(r, &fusion);
   if (!r.Finish()) return r.problem();
-  return CollectionSpec{
-      std::move(spec.name), *schema,       std::move(spec.text), spec.vector_dim,
-      spec.metric,          spec.language, spec.time_field,      spec.ttl_field.value_or("")};
+  CollectionSpec out{std::move(spec.name), *schema,       std::move(spec.text), spec.vector_dim,
+                     spec.metric,          spec.language, spec.time_field};
+  out.embedder = std::move(embedder);
+  out.fusion = fusion;
+  out.ttl_field = spec.ttl_field.value_or("");
+  return out;
+}
+
+Decoded<EmbedderSpec> DecodeReembed(const json& body, const Limits& /*limits*/) {
+  ObjectReader r(body, "$");
+  std::string text;
+  if (r.Require("embedder")) ReadEmbedder(r, &text);
+  if (!r.Finish()) return r.problem();
+  return ParseEmbedderSpec(text).value();
 }
 
 Decoded<UpsertBody> DecodeUpsert(const json& body, const Limits& limits) {
@@ -230,6 +336,7 @@ Decoded<SearchRequest> DecodeSearch(const json& body, const Limits& limits) {
   if (r.Number("threshold", &d, 0, 1e12)) req.threshold = d;
   if (r.Number("score_threshold", &d, 0, 1)) req.score_threshold = d;
   r.String("anchor", &req.anchor, 32);
+  ReadFusion(r, &req.fusion);
   r.Bool("explain", &req.explain);
   r.Bool("impact", &req.impact);
   return Finish(r, std::move(req));
@@ -353,6 +460,8 @@ std::optional<Problem> CheckRequest(std::string_view method, std::string_view pa
   switch (route.route) {
     case Route::kCreateCollection:
       return problem_of(DecodeCollectionSpec(doc.value(), limits));
+    case Route::kReembedCollection:
+      return problem_of(DecodeReembed(doc.value(), limits));
     case Route::kUpsertRecords:
       return problem_of(DecodeUpsert(doc.value(), limits));
     case Route::kDeleteRecords:

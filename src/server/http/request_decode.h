@@ -75,10 +75,13 @@ struct RunBody {
   std::optional<std::vector<float>> vector;
 };
 
-// POST /v1/collections: {name, schema, text, vector, language, time_field}.
-// `schema` is "preset:memory", "preset:notes" or an inline schema object
-// (never a server-side file).
+// POST /v1/collections: {name, schema, text, vector, language, time_field,
+// embedder, fusion}. `schema` is "preset:memory", "preset:notes" or an inline
+// schema object (never a server-side file); `embedder` a spec string or
+// object, `fusion` a fusion string or object (docs/embedders.md).
 Decoded<CollectionSpec> DecodeCollectionSpec(const nlohmann::json& body, const Limits& limits);
+// POST /v1/collections/{name}/reembed: {embedder}.
+Decoded<EmbedderSpec> DecodeReembed(const nlohmann::json& body, const Limits& limits);
 Decoded<UpsertBody> DecodeUpsert(const nlohmann::json& body, const Limits& limits);
 Decoded<DeleteBody> DecodeDelete(const nlohmann::json& body, const Limits& limits);
 Decoded<SearchRequest> DecodeSearch(const nlohmann::json& body, const Limits& limits);

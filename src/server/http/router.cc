@@ -75,6 +75,10 @@ std::vector<Candidate> Lookup(std::string_view path, RouteMatch* m) {
       m->label = "/v1/collections/{name}/records:facets";
       return {{"POST", Route::kFacetRecords}};
     }
+    if (n == 4 && p[3] == "reembed") {
+      m->label = "/v1/collections/{name}/reembed";
+      return {{"POST", Route::kReembedCollection}};
+    }
     if (n == 4 && p[3] == "search") {
       m->label = "/v1/collections/{name}/search";
       return {{"POST", Route::kSearch}};
@@ -134,13 +138,14 @@ bool IsPublic(Route route) {
 
 bool IsAdminOnly(Route route) {
   return route == Route::kCreateCollection || route == Route::kDropCollection ||
-         route == Route::kPutRetrieve || route == Route::kSetRetrieveFilter ||
-         route == Route::kMetrics;
+         route == Route::kReembedCollection || route == Route::kPutRetrieve ||
+         route == Route::kSetRetrieveFilter || route == Route::kMetrics;
 }
 
 bool HasJsonBody(Route route) {
   switch (route) {
     case Route::kCreateCollection:
+    case Route::kReembedCollection:
     case Route::kUpsertRecords:
     case Route::kDeleteRecords:
     case Route::kSearch:

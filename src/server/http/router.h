@@ -24,6 +24,7 @@ enum class Route {
   kCreateCollection,
   kGetCollection,
   kDropCollection,
+  kReembedCollection,
   kUpsertRecords,
   kGetRecord,
   kDeleteRecord,

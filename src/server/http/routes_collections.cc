@@ -16,6 +16,15 @@ nlohmann::json CollectionJson(const CollectionInfo& info) {
                       {"ttl_field", spec.ttl_field},
                       {"purged", info.purged}};
   if (spec.vector_dim > 0) c["vector"] = {{"dim", spec.vector_dim}, {"metric", spec.metric}};
+  if (!spec.embedder.empty()) {
+    const EmbedderIdentity& id = spec.embedder_identity;
+    c["embedder"] = {{"spec", spec.embedder},
+                     {"kind", id.kind},
+                     {"model", id.model},
+                     {"dimension", id.dimension},
+                     {"fingerprint", id.fingerprint}};
+  }
+  if (spec.fusion) c["fusion"] = FusionText(*spec.fusion);
   return c;
 }
 
@@ -47,6 +56,25 @@ HttpResponse Api::GetCollection(const Call& call) {
       engine_->DescribeCollection(call.match.name, call.principal.scope());
   if (!info.ok()) return ProblemResponse(FromStatus(info.status()));
   return JsonResponse(200, CollectionJson(*info));
+}
+
+// Synchronous: the reply comes once the new vectors have taken over (the
+// collection serves searches with the old ones meanwhile).
+HttpResponse Api::ReembedCollection(const Call& call) {
+  Decoded<EmbedderSpec> spec = DecodeReembed(call.body, options_.limits);
+  if (!spec.ok()) return ProblemResponse(spec.problem());
+  StatusOr<Engine::ReembedReport> report = engine_->Reembed(call.match.name, spec.value());
+  if (!report.ok()) {
+    Problem p = FromStatus(report.status());
+    if (report.status().code() == StatusCode::kInvalidArgument) p.path = "$.embedder";
+    return ProblemResponse(p);
+  }
+  StatusOr<CollectionInfo> info = engine_->DescribeCollection(call.match.name);
+  if (!info.ok()) return ProblemResponse(FromStatus(info.status()));
+  nlohmann::json body = CollectionJson(*info);
+  body["reembedded"] = {
+      {"records", report->records}, {"caught_up", report->caught_up}, {"seconds", report->seconds}};
+  return JsonResponse(200, body);
 }
 
 HttpResponse Api::DropCollection(const Call& call) {

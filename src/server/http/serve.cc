@@ -13,6 +13,7 @@
 #include "server/http/auth.h"
 #include "server/http/server.h"
 #include "server/mcp/mcp_server.h"
+#include "server/mcp/memory_store.h"
 
 namespace engram::server::http {
 
@@ -152,9 +153,16 @@ int Serve(const ServeOptions& options, std::ostream& log) {
       << " (any port); origins allowed: " << Join(options.allowed_origins) << std::endl;
   LogBounds(server_options, options.limits, log);
 
+  mcp::McpOptions mcp_options;
+  mcp_options.embedder = options.embedder;
+  if (Status s = mcp::CheckMemoryEmbedder(**engine, mcp_options.collection, options.embedder);
+      !s.ok()) {
+    log << "engram serve: --embedder: " << s.message() << std::endl;
+    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    return 2;
+  }
   int code = 0;
   {
-    mcp::McpOptions mcp_options;
     mcp_options.request_timeout = options.limits.request_timeout;
     mcp_options.max_expansions = options.limits.max_expansions;
     mcp_options.max_reply_bytes = options.limits.max_reply_bytes;

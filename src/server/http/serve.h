@@ -18,6 +18,7 @@ struct ServeOptions {
   Limits limits;         // request bounds (body, batch, query, filter, k, deadline, reply)
   ServerOptions server;  // threads, connections, head bounds, deadlines, shutdown grace
   std::size_t max_in_flight_per_agent = 8;  // with --keys: one agent's share of max_in_flight
+  std::string embedder;  // the MCP memories collection's embedder spec; empty: none
   // More Host values than the loopback names and the listen address
   // (BrowserPolicy::Make), and the origins browsers may call from.
   std::vector<std::string> allowed_hosts;

@@ -20,6 +20,11 @@ namespace engram::server::mcp {
 
 struct McpOptions {
   std::string collection = "memories";  // the `memory` preset collection, created on first use
+  // An embedder spec (engram/embedder.h) the collection is created with, so
+  // that SearchMemory `basic` is hybrid from the query alone; empty: none.
+  // A collection that exists already must have this embedder
+  // (CheckMemoryEmbedder).
+  std::string embedder;
   // "now" for relative times in SearchMemory's `summary` view (tests inject one).
   std::function<std::chrono::system_clock::time_point()> clock = [] {
     return std::chrono::system_clock::now();

@@ -13,14 +13,23 @@
 
 namespace engram::server::mcp {
 
+// For a server started with an embedder: FailedPrecondition when the
+// collection exists without one or with another model (its identity
+// differs), naming the way to switch it; OK when it does not exist yet (it
+// is created with the embedder) or matches. The embedder's own failures
+// (a missing model) as OpenEmbedder's.
+Status CheckMemoryEmbedder(Engine& engine, const std::string& collection,
+                           const std::string& embedder);
+
 class MemoryStore {
  public:
   // `engine` must outlive the store.
-  MemoryStore(Engine* engine, std::string collection)
-      : engine_(engine), collection_(std::move(collection)) {}
+  MemoryStore(Engine* engine, std::string collection, std::string embedder = "")
+      : engine_(engine), collection_(std::move(collection)), embedder_(std::move(embedder)) {}
 
   // Makes sure the collection exists: the `memory` preset schema, full text
-  // over content, title and context, time field `timestamp`. Another writer
+  // over content, title and context, time field `timestamp`, and the
+  // embedder when one was given. Another writer
   // creating it first counts as success. Thread-safe; checked on every call
   // so that a dropped collection comes back.
   Status Ensure();
@@ -36,6 +45,7 @@ class MemoryStore {
  private:
   Engine* engine_;
   std::string collection_;
+  std::string embedder_;
   std::mutex create_mutex_;
   std::array<std::mutex, 64> session_mutexes_;
 };

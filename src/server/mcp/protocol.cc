@@ -136,7 +136,7 @@ EraChoice ChooseEra(const RpcEntry& entry, std::optional<std::string_view> heade
 }
 
 Protocol::Protocol(Engine* engine, McpOptions options)
-    : options_(std::move(options)), store_(engine, options_.collection) {
+    : options_(std::move(options)), store_(engine, options_.collection, options_.embedder) {
   tools_.push_back(MakeSearchMemoryTool());
   tools_.push_back(MakeStoreMemoryTool());
   tools_.push_back(MakeForgetMemoryTool());

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "engram/engine.h"
+#include "server/mcp/memory_store.h"
 
 namespace engram::server::mcp {
 
@@ -37,6 +38,11 @@ int RunStdioServer(const std::string& db, const McpOptions& mcp_options, std::is
   if (!engine.ok()) {
     log << "engram mcp: " << engine.status().message() << '\n';
     return 3;
+  }
+  if (Status s = CheckMemoryEmbedder(**engine, mcp_options.collection, mcp_options.embedder);
+      !s.ok()) {
+    log << "engram mcp: --embedder: " << s.message() << '\n';
+    return 2;
   }
   McpServer server(engine->get(), mcp_options);
   Principal principal;

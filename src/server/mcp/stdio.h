@@ -21,7 +21,8 @@ std::size_t ServeStdio(McpServer& server, const Principal& principal, std::istre
 // `engram mcp --db DIR`: opens the store in `db`, serves stdio as the local
 // agent (admin, agent "local": whoever can start the process owns the store,
 // SEARCH.md §5) until end of input, and closes the store. Returns the exit
-// code: 0 at end of input, 3 when the store cannot be opened.
+// code: 0 at end of input, 3 when the store cannot be opened, 2 when the
+// memories collection does not have `options.embedder` (CheckMemoryEmbedder).
 int RunStdioServer(const std::string& db, const McpOptions& options, std::istream& in,
                    std::ostream& out, std::ostream& log);
 

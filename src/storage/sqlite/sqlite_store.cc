@@ -179,6 +179,12 @@ class SqliteStore final : public Store {
           return Error(rc, fmt::format("insert record '{}'", Printable(put.id)));
         }
       }
+      if (batch.config) {
+        Bound s(sql_.set_collection_config);
+        BindText(s, 1, *batch.config);
+        sqlite3_bind_int64(s, 2, num);
+        RETURN_IF_ERROR(Done(s, "replace the configuration"));
+      }
       Bound s(sql_.set_meta);
       sqlite3_bind_int64(s, 1, static_cast<std::int64_t>(seq));
       BindText(s, 2, "last_seq");

@@ -119,6 +119,22 @@ TEST(SqliteStoreTest, ApplyUpsertsReplacesAndRemoves) {
   EXPECT_EQ(store->LastSequence().value(), 3u);
 }
 
+TEST(SqliteStoreTest, ABatchMayReplaceTheConfigurationWithItsRecords) {
+  TestDir dir;
+  auto store = Open(dir.path());
+  ASSERT_TRUE(store->CreateCollection({"c", "{\"v\":1}"}).ok());
+  ASSERT_TRUE(store->CreateCollection({"d", "{\"v\":9}"}).ok());
+  WriteBatch batch;
+  batch.puts = {TestRecord(0, "re-embedded")};
+  batch.config = "{\"v\":2}";
+  ASSERT_TRUE(store->Apply("c", batch).ok());
+  const auto rows = store->ListCollections().value();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].config, "{\"v\":2}");
+  EXPECT_EQ(rows[1].config, "{\"v\":9}");  // only the batch's collection
+  EXPECT_EQ(Scan(*store, "c")[0].body, TestRecord(0, "re-embedded").body);
+}
+
 TEST(SqliteStoreTest, ReplacingMayMoveARecordToANewDoc) {
   TestDir dir;
   auto store = Open(dir.path());

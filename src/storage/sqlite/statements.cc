@@ -21,6 +21,7 @@ Status Statements::Prepare() {
       {&set_meta, "UPDATE meta SET value = ?1 WHERE key = ?2"},
       {&find_collection, "SELECT num FROM collections WHERE name = ?1"},
       {&insert_collection, "INSERT INTO collections(name, config) VALUES (?1, ?2)"},
+      {&set_collection_config, "UPDATE collections SET config = ?1 WHERE num = ?2"},
       {&delete_collection, "DELETE FROM collections WHERE num = ?1"},
       {&list_collections, "SELECT name, config FROM collections ORDER BY name"},
       {&delete_range, "DELETE FROM records WHERE key BETWEEN ?1 AND ?2"},
@@ -51,10 +52,10 @@ Status Statements::Prepare() {
 }
 
 void Statements::Finalize() {
-  for (sqlite3_stmt** s :
-       {&begin, &commit, &rollback, &get_meta, &set_meta, &find_collection, &insert_collection,
-        &delete_collection, &list_collections, &delete_range, &delete_snapshots, &delete_record,
-        &insert_record, &scan, &get_record, &put_snapshot, &get_snapshot}) {
+  for (sqlite3_stmt** s : {&begin, &commit, &rollback, &get_meta, &set_meta, &find_collection,
+                           &insert_collection, &set_collection_config, &delete_collection,
+                           &list_collections, &delete_range, &delete_snapshots, &delete_record,
+                           &insert_record, &scan, &get_record, &put_snapshot, &get_snapshot}) {
     sqlite3_finalize(*s);
     *s = nullptr;
   }

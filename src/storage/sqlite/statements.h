@@ -30,6 +30,7 @@ struct Statements {
   sqlite3_stmt* set_meta = nullptr;
   sqlite3_stmt* find_collection = nullptr;
   sqlite3_stmt* insert_collection = nullptr;
+  sqlite3_stmt* set_collection_config = nullptr;
   sqlite3_stmt* delete_collection = nullptr;
   sqlite3_stmt* list_collections = nullptr;
   sqlite3_stmt* delete_range = nullptr;
