@@ -81,9 +81,12 @@ StatusOr<SearchResponse> Engine::Impl::Run(const Collection& c, const search::Re
   }
   json::Value& explain = result.value().explain;
   if (!explain.is_null()) {
-    if (explain["fusion"].is_object()) {  // name each fused hit by its id
+    if (explain["fusion"].is_object()) {
+      // Name each fused hit by its id; record numbers stay internal (they
+      // tell of other tenants' records).
       for (json::Value& e : explain["fusion"]["hits"]) {
         e["id"] = reader.id_of(e["doc"].get<std::uint32_t>());
+        e.erase("doc");
       }
     }
     response.explain = json::Dump(explain);

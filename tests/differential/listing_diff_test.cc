@@ -49,10 +49,9 @@ TEST(ListingDifferential, CountAndFacetsEqualAScan) {
     const std::string name = "c" + std::to_string(s);
     Checked<SchemaRef> ref = SchemaRef::Parse(json::Dump(schema->ToJson()));
     ASSERT_TRUE(ref.ok());
-    ASSERT_TRUE(engine
-                    ->CreateCollection(
-                        {name, ref.value(), {{"body_text", 1.0}}, 0, "cosine", "none", ""})
-                    .ok());
+    ASSERT_TRUE(
+        engine->CreateCollection({name, ref.value(), {{"body_text", 1.0}}, 0, "cosine", "none", ""})
+            .ok());
     // The records as the engine holds them: by id.
     std::map<std::string, Record> records;
     auto put = [&](int first, int n) {

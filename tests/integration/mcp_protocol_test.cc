@@ -112,9 +112,8 @@ TEST_F(McpTest, PingAndToolsListWork) {
     EXPECT_TRUE(tool["inputSchema"].is_object());
     EXPECT_EQ(tool["outputSchema"]["type"], "object");
   }
-  EXPECT_EQ(names,
-            (std::vector<std::string>{"SearchMemory", "StoreMemory", "ForgetMemory", "Retrieve",
-                                      "ListMemories", "MemoryStats"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"SearchMemory", "StoreMemory", "ForgetMemory",
+                                             "Retrieve", "ListMemories", "MemoryStats"}));
 }
 
 // The seed's inputSchema, exactly (seed 001; SEARCH.md §5).
