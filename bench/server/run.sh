@@ -99,6 +99,7 @@ fi
 
 # ---- the server ----
 log=$work/server.log
+: >"$log"  # there before the loop below reads it: the job opens it in its own time
 # shellcheck disable=SC2086  # SERVER_ARGS is a word list
 "$engram" serve --db "$work/store" --listen 127.0.0.1:0 ${SERVER_ARGS:-} >"$log" 2>&1 &
 server=$!

@@ -23,6 +23,8 @@
 #include "engram/diagnostic.h"
 #include "engram/embedder.h"
 #include "engram/filter.h"
+#include "engram/listing.h"
+#include "engram/request.h"
 #include "engram/status.h"
 
 namespace engram {
@@ -80,6 +82,7 @@ struct DedupSpec {
 // "off", "exact" or "near:THRESHOLD"; InvalidArgument naming the bad part.
 StatusOr<DedupSpec> ParseDedup(std::string_view text);
 std::string DedupText(const DedupSpec& dedup);  // what ParseDedup reads back
+
 // How hybrid search fuses its text and vector lists (docs/search.md
 // "Fusion"): `rrf` (Reciprocal Rank Fusion, sum of 1/(rrf_k + rank)),
 // `weighted_rrf` (each list's term times its weight), `convex` (alpha x the
@@ -132,11 +135,23 @@ struct CollectionSpec {
   // Hybrid search's default fusion; unset: DefaultEmbedderFusion() with an
   // embedder, else RRF with k = 60 (SEARCH.md §2).
   std::optional<FusionSpec> fusion = std::nullopt;
+  // A datetime field naming when a record expires, or empty. A record whose
+  // value is at or before now (Engine::Options::clock) is invisible to every
+  // read at once, whatever the scope and filter, and is deleted durably by
+  // the engine's maintenance soon after. Records without it never expire.
+  std::string ttl_field = {};
 };
+
+// The TTL field a collection created from the schema `schema_spec` (as
+// SchemaRef::Load takes it) has unless told otherwise: `expires_at` for
+// `preset:notes`, else none ("").
+std::string_view DefaultTtlField(std::string_view schema_spec);
 
 struct CollectionInfo {
   CollectionSpec spec;
-  std::size_t records = 0;
+  std::size_t records = 0;  // those the caller can see (unexpired, in its scope)
+  // Expired records the maintenance deleted since the store was opened.
+  std::uint64_t purged = 0;
 };
 
 // The outcome of a write that can reject user input: either it was applied
@@ -156,70 +171,6 @@ struct WriteResult {
   // in batch order.
   std::vector<Deduplicated> deduplicated = {};
 };
-
-// Who is asking (SEARCH.md §6). A scoped caller reads the records whose
-// `agent_id` is its agent plus those whose `scope` its read profile grants:
-// `private_plus_project` adds `scope == "project_shared"`, `all_scopes` adds
-// `project_shared` and `org_shared`. It writes and deletes only records whose
-// `agent_id` is its agent. The scope is ANDed outside any user filter, so no
-// filter can widen it. A collection without a string `agent_id` field is
-// closed to scoped callers (PermissionDenied); without a `scope` field only
-// the agent's own records are visible. No scope (nullopt): the store's owner,
-// who reads and writes everything.
-//
-// Tenancy is closed: what a scoped caller observes never depends on records
-// it may not read. Hits, listings, record counts (ListCollections,
-// DescribeCollection), every count of filter impact and explain, and the
-// status and message of every read, write and delete are computed within its
-// readable records. Two things still see the whole collection, and only
-// through scores: BM25's term statistics (document frequencies, average field
-// lengths; so a hit's BM25 and relevance, and which records make a truncated
-// candidate list, may move when other agents write), and the order in which
-// an approximate graph walk meets records. Explain leaves out, for scoped
-// callers, the work figures that count the whole index (postings scored, the
-// vector plan and its costs, cardinality estimates).
-//
-// Record keys. In a collection with a string `agent_id` field, ids are unique
-// per agent, as Pinecone's namespaces are: a record is keyed by (agent_id,
-// id), so alice writing id `bob-2000` creates or replaces her own record and
-// never learns whether bob has one, and cannot keep bob from writing his.
-// Ids shown to callers are the ids as written. Where an id names a record
-// (Get, Delete), `agent` may name its owner; without it:
-//   - a scoped caller's own record with that id, if it has one; for Get,
-//     else the one record with that id it can read (another agent's shared
-//     record); several readable agents' records with that id are ambiguous
-//     (FailedPrecondition naming those agents; nothing is done);
-//   - for the owner (no scope), the one record with that id, or
-//     FailedPrecondition naming the agents when several hold it.
-// A scoped caller may name another agent only to read (its shared records);
-// Delete naming another agent is PermissionDenied. Collections without an
-// `agent_id` field key records by id alone, and `agent` is InvalidArgument.
-enum class ReadProfile { kPrivateOnly, kPrivatePlusProject, kAllScopes };
-std::optional<ReadProfile> ReadProfileFromName(std::string_view name);  // private_only|...
-std::string_view ReadProfileName(ReadProfile profile);
-
-struct Scope {
-  std::string agent;
-  ReadProfile profile = ReadProfile::kPrivateOnly;
-};
-
-// Bounds on one request's work, which the front-ends set from their flags
-// (docs: "Bounds on every request").
-struct RequestBounds {
-  // When it passes the work stops, cooperatively, and the call returns
-  // DeadlineExceeded (nothing written, for a write). nullopt: no deadline.
-  std::optional<std::chrono::steady_clock::time_point> deadline;
-  // The dictionary words a text query's prefixes may expand to, all together;
-  // a query past it is rejected (kind query.too_many_expansions). Lucene's
-  // and Elasticsearch's default clause bound.
-  std::size_t max_expansions = 1024;
-  // A byte budget for the hits: each costs its id, its record and
-  // kHitReplyBytes for the rest of its reply; the hits past the budget are
-  // left out and counted (SearchResponse::truncated, omitted). 0: none.
-  std::size_t max_reply_bytes = 0;
-};
-// What a hit's reply costs beyond its id and record (its scores and keys).
-inline constexpr std::size_t kHitReplyBytes = 160;
 
 enum class SearchMode { kText, kVector, kHybrid };
 enum class FilterMode { kAuto, kPre, kPost };
@@ -302,8 +253,9 @@ class Engine {
     // The SQLite VFS to open the store with (fault-injection tests); empty:
     // SQLite's default.
     std::string sqlite_vfs;
-    // The wall clock ranking's decay measures age from; empty: the system
-    // clock. Tests inject a fixed one.
+    // The wall clock, "now" for expiry (CollectionSpec::ttl_field) and for
+    // ranking's decay (DecaySpec); tests fix it. Empty: the system clock.
+    // Called from any thread.
     std::function<std::chrono::system_clock::time_point()> clock;
   };
 
@@ -420,6 +372,17 @@ class Engine {
   // `rejected`; DeadlineExceeded when `request.bounds.deadline` passes first
   // (the filter, the retrievers and the listing poll it as they go).
   StatusOr<SearchResponse> Search(std::string_view collection, const SearchRequest& request) const;
+
+  // Listing, counting and faceting the records a caller sees (listing.h),
+  // each under the shared lock, so it sees the collection between two
+  // batches. NotFound for an unknown collection; PermissionDenied as Search;
+  // bad input (filter, order_by, page size or token, field, ranges) comes
+  // back as `rejected` with its path; DeadlineExceeded when the deadline
+  // passes first. Count is exact, from the metadata indexes.
+  StatusOr<ListResponse> List(std::string_view collection, const ListRequest& request) const;
+  StatusOr<CountResponse> Count(std::string_view collection, const RecordSelection& selection,
+                                const RequestBounds& bounds = {}) const;
+  StatusOr<FacetResponse> Facets(std::string_view collection, const FacetRequest& request) const;
 
   // Named retrieve configurations, kept in the store with their collection
   // (dropped with it). PutRetrieve validates the filter against

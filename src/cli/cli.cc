@@ -47,6 +47,9 @@ int Run(int argc, const char* const* argv, std::istream& in, std::ostream& out, 
   if (run == "ingest") return RunIngest(engine_options, out, err);
   if (run == "search") return RunSearch(engine_options, in, out, err);
   if (run == "delete") return RunDelete(engine_options, in, out, err);
+  if (run == "list") return RunList(engine_options, out, err);
+  if (run == "count") return RunCount(engine_options, out, err);
+  if (run == "facets") return RunFacets(engine_options, out, err);
   if (run == "serve") return RunServe(serve_options, out, err);
   if (run == "mcp") return RunMcp(mcp_options, in, out, err);
   if (run == "embed") return RunEmbed(embed_options, in, out, err);

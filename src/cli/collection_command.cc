@@ -128,6 +128,11 @@ void AddEngineCommands(CLI::App* app, EngineOptions* o, std::string* run) {
   create->add_option("--dedup", o->dedup,
                      "deduplication on write, per owner: off, exact (normalised text) or "
                      "near:THRESHOLD (vector similarity)");
+  create
+      ->add_option("--ttl-field", o->ttl_field,
+                   "a datetime field: records expire at it (preset:notes: expires_at; '' for "
+                   "none)")
+      ->each([o](const std::string&) { o->has_ttl_field = true; });
   create->add_option("--embedder", o->embedder,
                      "embed the text fields of records without a vector, and queries: "
                      "model2vec:DIR | fasttext:FILE | openai:URL#MODEL[?key_env=VAR&dimensions=N]");
@@ -194,6 +199,39 @@ void AddEngineCommands(CLI::App* app, EngineOptions* o, std::string* run) {
   del->add_option("--dialect", o->dialect, "the filter's dialect");
   del->add_flag("--json", o->json, "print the result as JSON");
   del->callback([run] { *run = "delete"; });
+
+  auto selection = [o](CLI::App* cmd) {
+    cmd->add_option("--filter", o->filter, "a filter (JSON text, in --dialect)");
+    cmd->add_option("--dialect", o->dialect,
+                    "the filter's dialect: retrieve | expr_v1 | vector_filter | search_memory");
+    cmd->add_flag("--json", o->json, "one JSON document");
+  };
+  CLI::App* pages = app->add_subcommand("list", "List records page by page, in an order");
+  db(pages);
+  collection(pages);
+  selection(pages);
+  pages->add_option("--order-by", o->order_by,
+                    "FIELD[:asc|desc] (default: the time field, newest first; else by id)");
+  pages->add_option("--page-size", o->page_size, "records per page")
+      ->check(CLI::Range(std::size_t{1}, kMaxPageSize));
+  pages->add_option("--page-token", o->page_token, "next_page_token of the previous page");
+  pages->callback([run] { *run = "list"; });
+  CLI::App* count = app->add_subcommand("count", "Count the records passing a filter");
+  db(count);
+  collection(count);
+  selection(count);
+  count->callback([run] { *run = "count"; });
+  CLI::App* facets = app->add_subcommand("facets", "Top values, or counts per range, of one field");
+  db(facets);
+  collection(facets);
+  selection(facets);
+  facets->add_option("--field", o->field, "the field")->required();
+  facets->add_option("--top", o->top, "how many values (string, bool, set<string> fields)")
+      ->check(CLI::Range(std::size_t{1}, kMaxFacetTop));
+  facets->add_option("--ranges", o->ranges,
+                     "FROM..TO,... for int, float, datetime fields: from inclusive, to "
+                     "exclusive, either side may be empty");
+  facets->callback([run] { *run = "facets"; });
 }
 
 int RunCollectionCreate(const EngineOptions& o, std::ostream& out, std::ostream& err) {
@@ -203,6 +241,7 @@ int RunCollectionCreate(const EngineOptions& o, std::ostream& out, std::ostream&
     return 2;
   }
   CollectionSpec spec{o.collection, *schema, {}, 0, "cosine", o.language, o.time_field};
+  spec.ttl_field = o.has_ttl_field ? o.ttl_field : std::string(DefaultTtlField(o.schema));
   if (!ParseTextFields(o.text, &spec.text, err)) return 2;
   if (!o.vectors.empty() && !ParseVectors(o.vectors, &spec, err)) return 2;
   if (!ParseRanking(o, &spec.decay, &spec.boost, err)) return 2;
@@ -264,6 +303,10 @@ int RunCollectionList(const EngineOptions& o, std::ostream& out, std::ostream& e
       if (!info.spec.text.empty()) out << ", text " << text.dump();
       if (info.spec.vector_dim > 0)
         out << ", vectors " << info.spec.vector_dim << ':' << info.spec.metric;
+      if (!info.spec.ttl_field.empty()) out << ", expires at " << info.spec.ttl_field;
+      if (info.spec.dedup.mode != DedupMode::kOff) out << ", dedup " << DedupText(info.spec.dedup);
+      if (info.spec.decay) out << ", decay " << DecayText(*info.spec.decay);
+      if (info.spec.boost) out << ", boost " << BoostText(*info.spec.boost);
       if (!info.spec.embedder.empty()) out << ", embedder " << info.spec.embedder;
       if (info.spec.fusion) out << ", fusion " << FusionText(*info.spec.fusion);
       out << '\n';
@@ -276,6 +319,7 @@ int RunCollectionList(const EngineOptions& o, std::ostream& out, std::ostream& e
     if (info.spec.decay) c["decay"] = DecayText(*info.spec.decay);
     if (info.spec.boost) c["boost"] = BoostText(*info.spec.boost);
     if (info.spec.dedup.mode != DedupMode::kOff) c["dedup"] = DedupText(info.spec.dedup);
+    if (!info.spec.ttl_field.empty()) c["ttl_field"] = info.spec.ttl_field;
     if (!info.spec.embedder.empty()) {
       const EmbedderIdentity& id = info.spec.embedder_identity;
       c["embedder"] = {{"spec", info.spec.embedder},

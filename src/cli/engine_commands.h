@@ -1,7 +1,7 @@
 // The commands that work on a store directory through the public engine API:
-// `collection create|list`, `ingest`, `search` and `delete` (README "Using
-// the engine"). Exit codes: 0 success, 1 input rejected (a located error),
-// 2 usage, 3 the store failed (I/O, corruption), 4 not found.
+// `collection create|list`, `ingest`, `search`, `delete`, `list`, `count`
+// and `facets` (README "Using the engine"). Exit codes: 0 success, 1 input rejected (a located
+// error), 2 usage, 3 the store failed (I/O, corruption), 4 not found.
 #ifndef ENGRAM_CLI_ENGINE_COMMANDS_H_
 #define ENGRAM_CLI_ENGINE_COMMANDS_H_
 
@@ -27,11 +27,13 @@ struct EngineOptions {
   std::string vectors;  // DIM:METRIC
   std::string language = "en";
   std::string time_field;
+  std::string ttl_field;
+  bool has_ttl_field = false;  // given, perhaps empty (no expiry)
+  std::string embedder;        // also collection reembed
+  std::string dedup;           // off | exact | near:THRESHOLD
   // collection create (defaults) and search: ranking (engine.h, DecaySpec)
-  std::string decay;     // FIELD:exp|gauss|linear:SCALE[:OFFSET[:FLOOR]] | off
-  std::string boost;     // FIELD[:WEIGHT] | off
-  std::string dedup;     // collection create: off | exact | near:THRESHOLD
-  std::string embedder;  // also collection reembed
+  std::string decay;  // FIELD:exp|gauss|linear:SCALE[:OFFSET[:FLOOR]] | off
+  std::string boost;  // FIELD[:WEIGHT] | off
   // ingest
   std::string file;
   std::size_t batch = 10000;
@@ -54,6 +56,13 @@ struct EngineOptions {
   bool json = false;
   // delete
   std::vector<std::string> ids;
+  // list, count, facets
+  std::string order_by;
+  std::size_t page_size = 50;
+  std::string page_token;
+  std::string field;
+  std::size_t top = 10;
+  std::string ranges;  // FROM..TO,... (either side may be empty)
 };
 
 // Registers the commands; `*run` is set to the one to execute ("collection
@@ -66,6 +75,12 @@ int RunCollectionReembed(const EngineOptions& o, std::ostream& out, std::ostream
 int RunIngest(const EngineOptions& o, std::ostream& out, std::ostream& err);
 int RunSearch(const EngineOptions& o, std::istream& in, std::ostream& out, std::ostream& err);
 int RunDelete(const EngineOptions& o, std::istream& in, std::ostream& out, std::ostream& err);
+int RunList(const EngineOptions& o, std::ostream& out, std::ostream& err);
+int RunCount(const EngineOptions& o, std::ostream& out, std::ostream& err);
+int RunFacets(const EngineOptions& o, std::ostream& out, std::ostream& err);
+
+// --dialect for --filter (required with one); false after printing why.
+bool ParseDialect(const EngineOptions& o, std::optional<FilterDialect>* dialect, std::ostream& err);
 
 // --decay and --boost on `cmd` (`which` prefixes their help), and their
 // parsing into specs (false, after printing the located error, when bad).

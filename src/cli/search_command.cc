@@ -29,22 +29,6 @@ bool ParseVector(const std::string& text, std::vector<float>* v, std::ostream& e
   return true;
 }
 
-bool ParseDialect(const EngineOptions& o, std::optional<FilterDialect>* dialect,
-                  std::ostream& err) {
-  if (o.filter.empty()) return true;
-  if (o.dialect.empty()) {
-    err << "engram: --filter needs --dialect (retrieve, expr_v1, vector_filter, search_memory)\n";
-    return false;
-  }
-  *dialect = FilterDialectFromName(o.dialect);
-  if (!*dialect) {
-    err << "engram: unknown dialect '" << o.dialect
-        << "' (expected retrieve, expr_v1, vector_filter, search_memory)\n";
-    return false;
-  }
-  return true;
-}
-
 // A one-line preview of a record for people: its text-like fields.
 std::string Preview(const std::string& record, const CollectionSpec& spec) {
   Json doc = Json::parse(record, nullptr, false);
@@ -96,6 +80,22 @@ void PrintHuman(const SearchResponse& r, const CollectionSpec& spec, std::ostrea
 }
 
 }  // namespace
+
+bool ParseDialect(const EngineOptions& o, std::optional<FilterDialect>* dialect,
+                  std::ostream& err) {
+  if (o.filter.empty()) return true;
+  if (o.dialect.empty()) {
+    err << "engram: --filter needs --dialect (retrieve, expr_v1, vector_filter, search_memory)\n";
+    return false;
+  }
+  *dialect = FilterDialectFromName(o.dialect);
+  if (!*dialect) {
+    err << "engram: unknown dialect '" << o.dialect
+        << "' (expected retrieve, expr_v1, vector_filter, search_memory)\n";
+    return false;
+  }
+  return true;
+}
 
 int RunSearch(const EngineOptions& o, std::istream&, std::ostream& out, std::ostream& err) {
   SearchRequest request;

@@ -37,6 +37,9 @@ Collection::Collection(CollectionSpec spec, std::shared_ptr<const Embedder> open
   if (!spec_.time_field.empty()) {
     if (const Field* f = schema().Find(spec_.time_field)) time_slot_ = f->slot;
   }
+  if (!spec_.ttl_field.empty()) {
+    if (const Field* f = schema().Find(spec_.ttl_field)) ttl_slot_ = f->slot;
+  }
   if (!spec_.embedder.empty()) {
     embedder_ = std::make_shared<const CollectionEmbedder>(
         spec_.name, spec_.embedder, spec_.embedder_identity, std::move(opened));

@@ -108,6 +108,11 @@ class Collection {
   bool has_vectors() const { return vectors_.has_value(); }
   // The slot of the datetime field temporal hints and listings use.
   std::optional<std::uint32_t> time_slot() const { return time_slot_; }
+  // The slot of the TTL field (CollectionSpec::ttl_field), if any.
+  std::optional<std::uint32_t> ttl_slot() const { return ttl_slot_; }
+  // Expired records purged since the collection was opened.
+  std::uint64_t purged() const { return purged_.load(); }
+  void CountPurged(std::uint64_t n) { purged_.fetch_add(n); }
   // Whether a loaded index matches this collection's configuration.
   bool Matches(const text::TextIndex& index) const;
   bool Matches(const vector::VectorIndex& index) const;
@@ -143,6 +148,7 @@ class Collection {
     std::optional<std::uint32_t> Find(std::string_view key) const { return c_->Find(key); }
     std::vector<std::uint32_t> FindId(std::string_view id) const { return c_->FindId(id); }
     const std::string& id_of(std::uint32_t doc) const { return c_->ids_[doc]; }
+    const std::string& key_of(std::uint32_t doc) const { return c_->key_of(doc); }
     const std::string& body_of(std::uint32_t doc) const { return c_->bodies_[doc]; }
     std::size_t size() const { return c_->metadata_.size(); }
     const index::MetadataIndex& metadata() const { return c_->metadata_; }
@@ -255,6 +261,7 @@ class Collection {
   std::optional<text::TextIndex> text_;
   std::optional<vector::VectorIndex> vectors_;
   std::optional<std::uint32_t> time_slot_;
+  std::optional<std::uint32_t> ttl_slot_;
   std::optional<std::uint32_t> owner_slot_;                    // keyed by owner: agent_id's slot
   std::unordered_map<std::string, std::uint32_t> docs_;        // key -> doc
   std::vector<std::string> ids_;                               // doc -> id ("" when free)
@@ -274,6 +281,7 @@ class Collection {
   mutable std::shared_mutex mutex_;  // readers share it; index changes hold it exclusively
   mutable std::mutex write_mutex_;   // one writer at a time
   std::atomic<std::uint64_t> dirty_{0};
+  std::atomic<std::uint64_t> purged_{0};
   std::atomic<int> writers_waiting_{0};
   std::atomic<std::int64_t> last_write_ns_{0};
 };

@@ -77,6 +77,13 @@ Status ValidateSpec(const CollectionSpec& spec) {
                                      "' is not a datetime field of the schema");
     }
   }
+  if (!spec.ttl_field.empty()) {
+    const Field* f = schema.Find(spec.ttl_field);
+    if (!f || f->type != FieldType::kDatetime) {
+      return Status::InvalidArgument("ttl_field: '" + spec.ttl_field +
+                                     "' is not a datetime field of the schema");
+    }
+  }
   switch (spec.dedup.mode) {
     case DedupMode::kOff:
       break;
@@ -134,7 +141,8 @@ json::Value SpecToJson(const CollectionSpec& spec) {
                      {"vector_dim", spec.vector_dim},
                      {"metric", spec.metric},
                      {"language", spec.language},
-                     {"time_field", spec.time_field}};
+                     {"time_field", spec.time_field},
+                     {"ttl_field", spec.ttl_field}};
   if (spec.decay) doc["decay"] = DecayText(*spec.decay);
   if (spec.boost) doc["boost"] = BoostText(*spec.boost);
   if (spec.dedup.mode != DedupMode::kOff) doc["dedup"] = DedupText(spec.dedup);
@@ -171,6 +179,9 @@ StatusOr<CollectionSpec> SpecFromJson(std::string_view config) {
     spec.metric = doc.at("metric").get<std::string>();
     spec.language = doc.at("language").get<std::string>();
     spec.time_field = doc.at("time_field").get<std::string>();
+    // Stores written before expiry existed have no ttl_field: none.
+    if (auto ttl = doc.find("ttl_field"); ttl != doc.end())
+      spec.ttl_field = ttl->get<std::string>();
     // Added after version 1 was first written: absent in older stores.
     if (auto it = doc.find("decay"); it != doc.end()) {
       StatusOr<DecaySpec> decay = ParseDecay(it->get<std::string>());

@@ -14,6 +14,8 @@
 
 #include "base/json.h"
 #include "engine/record_key.h"
+#include "engine/scope.h"
+#include "filter/eval/program.h"
 #include "search/thresholds.h"
 #include "vector/metric.h"
 
@@ -132,7 +134,7 @@ std::uint64_t ContentHash(std::optional<std::string_view> owner, std::string_vie
 }
 
 std::vector<Deduplicated> Deduplicate(const Collection& c, const Collection::Writer& writer,
-                                      std::vector<PreparedRecord>* records) {
+                                      Datetime now, std::vector<PreparedRecord>* records) {
   std::vector<Deduplicated> out;
   const DedupSpec& dedup = c.spec().dedup;
   if (dedup.mode == DedupMode::kOff || records->empty()) return out;
@@ -154,18 +156,30 @@ std::vector<Deduplicated> Deduplicate(const Collection& c, const Collection::Wri
   // Near: the owner's stored records (less those replaced), and its kept records.
   std::map<std::optional<std::string>, roaring::Roaring> owner_docs;
   std::map<std::optional<std::string>, std::vector<std::size_t>> kept_by_owner;
-  roaring::Roaring replaced_set;
-  for (const std::uint32_t doc : replaced) replaced_set.add(doc);
+  // Near: stored records no record duplicates (replaced or expired).
+  roaring::Roaring excluded;
+  for (const std::uint32_t doc : replaced) excluded.add(doc);
+  // Expired records (CollectionSpec::ttl_field) are invisible to every read
+  // and soon purged: they take no part, stored or in the batch.
+  const std::optional<filter::Node> expired_node = ExpiredNode(c, now);
+  std::optional<filter::Program> expired;
+  if (expired_node) {
+    expired.emplace(*expired_node, c.schema());
+    if (dedup.mode == DedupMode::kNear) excluded |= writer.metadata().Evaluate(*expired_node);
+  }
+  auto live = [&](const std::vector<Value>& row) { return !expired || !expired->Matches(row); };
 
   for (PreparedRecord& r : *records) {
     const std::optional<std::string> owner = owner_of(r);
     std::optional<Deduplicated> dup;
     std::string content;
-    if (dedup.mode == DedupMode::kExact) {
+    const bool checked = live(r.slots);
+    if (checked && dedup.mode == DedupMode::kExact) {
       content = NormalizeContent(r.texts);
       for (const std::uint32_t doc : writer.FindContent(r.content_hash)) {
         if (replaced.count(doc) > 0) continue;
-        if (OwnerOfRow(c, writer.metadata().Row(doc)) != owner) continue;
+        const std::vector<Value>* row = writer.metadata().Row(doc);
+        if (OwnerOfRow(c, row) != owner || (row != nullptr && !live(*row))) continue;
         if (NormalizeContent(StoredTexts(c.spec(), writer.body_of(doc))) != content) continue;
         dup = Deduplicated{r.position, r.id, writer.id_of(doc), std::nullopt};
         break;
@@ -179,13 +193,13 @@ std::vector<Deduplicated> Deduplicate(const Collection& c, const Collection::Wri
           }
         }
       }
-    } else if (!r.vector.empty()) {
+    } else if (checked && !r.vector.empty()) {
       auto [docs, fresh] = owner_docs.try_emplace(owner);
       if (fresh) {
         docs->second = c.owner_slot()
                            ? writer.metadata().Evaluate(OwnerNode(*c.owner_slot(), owner))
                            : writer.metadata().live();
-        docs->second -= replaced_set;
+        docs->second -= excluded;
       }
       StatusOr<std::optional<std::pair<std::uint32_t, double>>> nearest =
           writer.Nearest(r.vector, docs->second);
@@ -211,12 +225,12 @@ std::vector<Deduplicated> Deduplicate(const Collection& c, const Collection::Wri
       out.push_back(std::move(*dup));
       continue;
     }
-    if (dedup.mode == DedupMode::kExact) {
+    if (checked && dedup.mode == DedupMode::kExact) {
       kept_by_hash.emplace(r.content_hash, kept.size());
-      kept_content.push_back(std::move(content));
-    } else {
+    } else if (checked) {
       kept_by_owner[owner].push_back(kept.size());
     }
+    kept_content.push_back(std::move(content));  // by position in `kept`
     kept.push_back(std::move(r));
   }
   *records = std::move(kept);

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/time.h"
 #include "engine/collection.h"
 #include "engram/engine.h"
 
@@ -35,10 +36,13 @@ std::uint64_t ContentHash(std::optional<std::string_view> owner, std::string_vie
 // `position` in the request) the duplicates under `c`'s DedupSpec and
 // returns what was removed, in batch order. A record is compared with the
 // owner's stored records other than those the batch replaces (its own key
-// included), then with the kept records before it in the batch. `writer`
-// keeps other writers out; the vector index is read under the shared lock.
+// included), then with the kept records before it in the batch. Records
+// expired at `now` (the engine's clock) take no part on either side: an
+// expired record is invisible, so a fresh copy of it is no duplicate.
+// `writer` keeps other writers out; the vector index is read under the
+// shared lock.
 std::vector<Deduplicated> Deduplicate(const Collection& c, const Collection::Writer& writer,
-                                      std::vector<PreparedRecord>* records);
+                                      Datetime now, std::vector<PreparedRecord>* records);
 
 }  // namespace engram::engine
 

@@ -1,14 +1,22 @@
 // Deduplication on write through the engine (engine.h, DedupSpec): exact
-// (normalised content) and near (vector similarity), within one owner, with
-// tenancy, within a batch, after deletes and across reopening.
+// (normalised content) and near (given or embedded vectors), within one
+// owner, with tenancy, within a batch, after deletes and expiry, and across
+// reopening.
 #include "engine/dedup.h"
 
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <ctime>
 #include <filesystem>
+#include <iomanip>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "engram/embedder.h"
 #include "engram/engine.h"
 
 namespace engram {
@@ -18,7 +26,8 @@ namespace fs = std::filesystem;
 
 constexpr const char* kSchema = R"({"fields":[
   {"name":"agent_id","type":"string","optional":true},
-  {"name":"scope","type":"string","default":"agent_private"}]})";
+  {"name":"scope","type":"string","default":"agent_private"},
+  {"name":"expires_at","type":"datetime","optional":true}]})";
 
 TEST(NormalizeContent, NfcCaseFoldedWhitespaceCollapsed) {
   using engine::NormalizeContent;
@@ -54,7 +63,9 @@ class DedupTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   std::unique_ptr<Engine> Open() {
-    StatusOr<std::unique_ptr<Engine>> e = Engine::Open(dir_.string());
+    Engine::Options options;
+    options.clock = [this] { return Clock::time_point(Clock::duration(now_)); };
+    StatusOr<std::unique_ptr<Engine>> e = Engine::Open(dir_.string(), options);
     EXPECT_TRUE(e.ok()) << e.status().message();
     return e.ok() ? std::move(e).value() : nullptr;
   }
@@ -85,9 +96,23 @@ class DedupTest : public ::testing::Test {
            "}";
   }
 
+  static std::string Expiring(const std::string& id, const std::string& content,
+                              const std::string& expires_at, const char* vector = "[1,0,0]") {
+    return R"({"id":")" + id + R"(","agent_id":"alice","content":")" + content +
+           R"(","expires_at":")" + expires_at + R"(","vector":)" + vector + "}";
+  }
+
   static std::size_t Count(const Engine& e) { return e.DescribeCollection("mem")->records; }
 
+  using Clock = std::chrono::system_clock;
+  void SetNow(const char* rfc3339) {
+    std::tm tm = {};
+    std::istringstream(rfc3339) >> std::get_time(&tm, "%Y-%m-%dT%H:%M:%S");
+    now_ = Clock::from_time_t(timegm(&tm)).time_since_epoch().count();
+  }
+
   fs::path dir_;
+  std::atomic<Clock::rep> now_{0};  // the engine's clock
 };
 
 TEST_F(DedupTest, ExactWithinOneOwnerOnly) {
@@ -186,6 +211,73 @@ TEST_F(DedupTest, SpecsAreChecked) {
   CollectionSpec no_text = Spec("exact", 3);
   no_text.text.clear();
   EXPECT_EQ(e->CreateCollection(no_text).code(), StatusCode::kInvalidArgument);
+}
+
+// An expired record (CollectionSpec::ttl_field, at or before the engine's
+// clock) is invisible to every read, and purged: a fresh copy of it is no
+// duplicate, and an expired record in a batch is nobody's original. Exact
+// and near alike.
+TEST_F(DedupTest, ExpiredRecordsAreNoOriginals) {
+  std::unique_ptr<Engine> e;
+  for (const char* dedup : {"exact", "near:0.95"}) {
+    SCOPED_TRACE(dedup);
+    e.reset();
+    fs::remove_all(dir_);
+    e = Open();
+    SetNow("2026-04-01T00:00:00Z");
+    CollectionSpec spec = Spec(dedup, 3);
+    spec.ttl_field = "expires_at";
+    ASSERT_TRUE(e->CreateCollection(spec).ok());
+    EXPECT_EQ(Put(*e, {Expiring("a1", "salt", "2026-04-02T00:00:00Z")}).written, 1u);
+    WriteResult w = Put(*e, {Expiring("a2", "SALT", "2026-05-01T00:00:00Z")});
+    ASSERT_EQ(w.deduplicated.size(), 1u) << "a1 is current";
+    EXPECT_EQ(w.deduplicated[0].duplicate_of, "a1");
+    SetNow("2026-04-02T00:00:00Z");  // a1 expires at this instant
+    w = Put(*e, {Expiring("a3", "salt", "2026-05-01T00:00:00Z")});
+    EXPECT_EQ(w.written, 1u);
+    EXPECT_TRUE(w.deduplicated.empty()) << "a1 expired: a3 is the one current copy";
+    EXPECT_TRUE(e->Get("mem", "a3", std::nullopt, "alice")->has_value());
+    // In one batch: an expired record is written (and purged later), and is
+    // no original of the next.
+    w = Put(*e, {Expiring("a4", "pepper", "2026-03-01T00:00:00Z", "[0,1,0]"),
+                 Expiring("a5", "pepper", "2026-05-01T00:00:00Z", "[0,1,0]")});
+    EXPECT_EQ(w.written, 2u);
+    EXPECT_TRUE(w.deduplicated.empty());
+  }
+}
+
+// Near dedup in a collection with an embedder: a record written without a
+// vector is compared by the vector the embedder gives its text.
+TEST_F(DedupTest, NearWithTheEmbeddersVectors) {
+  const std::string model =
+      "model2vec:src/embed/testdata/model2vec/test-model-vocab-quantized";  // 64-d (MIT)
+  auto embedder = OpenEmbedder(ParseEmbedderSpec(model).value(), 0);
+  ASSERT_TRUE(embedder.ok()) << embedder.status().message();
+  const std::string_view texts[] = {"the storm over the hills", "fresh bread from the oven"};
+  const std::vector<std::vector<float>> v = (*embedder)->Embed(texts).value();
+  double dot = 0, aa = 0, bb = 0;
+  for (std::size_t i = 0; i < v[0].size(); ++i) {
+    dot += v[0][i] * v[1][i];
+    aa += v[0][i] * v[0][i];
+    bb += v[1][i] * v[1][i];
+  }
+  ASSERT_LT(dot / std::sqrt(aa * bb), 0.99) << "the two texts are apart under this model";
+  auto e = Open();
+  CollectionSpec spec = Spec("near:0.99");
+  spec.embedder = model;
+  ASSERT_TRUE(e->CreateCollection(spec).ok());
+  EXPECT_EQ(Put(*e, {Note("a1", "alice", "the storm over the hills"),
+                     Note("b1", "bob", "the storm over the hills")})
+                .written,
+            2u)
+      << "bob's copy is not alice's duplicate";
+  WriteResult w = Put(*e, {Note("a2", "alice", "the storm over the hills"),
+                           Note("a3", "alice", "fresh bread from the oven")});
+  EXPECT_EQ(w.written, 1u);
+  ASSERT_EQ(w.deduplicated.size(), 1u);
+  EXPECT_EQ(w.deduplicated[0].id, "a2");
+  EXPECT_EQ(w.deduplicated[0].duplicate_of, "a1");
+  EXPECT_NEAR(*w.deduplicated[0].similarity, 1.0, 1e-6);
 }
 
 }  // namespace

@@ -47,6 +47,16 @@ std::optional<FilterMode> FilterModeFromName(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view DefaultTtlField(std::string_view schema_spec) {
+  return schema_spec == "preset:notes" ? "expires_at" : "";
+}
+
+Datetime Engine::Impl::Now() const {
+  const auto now = options.clock ? options.clock() : std::chrono::system_clock::now();
+  return Datetime{
+      std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count()};
+}
+
 Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 Engine::~Engine() {
@@ -96,6 +106,7 @@ StatusOr<std::unique_ptr<Engine>> Engine::Open(const std::string& dir, const Opt
   maintenance.checkpoint_records = impl->options.checkpoint_records;
   maintenance.checkpoint_interval = std::chrono::milliseconds(impl->options.checkpoint_interval_ms);
   Impl* raw = impl.get();
+  maintenance.now = [raw] { return raw->Now(); };
   impl->maintenance = std::make_unique<engine::Maintenance>(
       impl->store.get(), [raw] { return raw->All(); }, maintenance);
   return std::unique_ptr<Engine>(new Engine(std::move(impl)));
@@ -158,21 +169,24 @@ Status Engine::DropCollection(std::string_view name) {
 }
 
 namespace {
-// The number of records `read` (the scope's compiled read filter; nullopt:
-// unscoped) may read in `c`.
-std::size_t Readable(const Collection& c, const std::optional<filter::CompiledFilter>& read) {
+// What the caller whose visible records `visible` selects (nullopt: all)
+// learns of `c`.
+CollectionInfo Info(const Collection& c, const std::optional<filter::CompiledFilter>& visible) {
   const Collection::Reader reader = c.Read();
-  return read ? reader.metadata().Evaluate(read->optimized.root).cardinality() : reader.size();
+  return CollectionInfo{
+      c.spec(),
+      visible ? reader.metadata().Evaluate(visible->optimized.root).cardinality() : reader.size(),
+      c.purged()};
 }
 }  // namespace
 
 std::vector<CollectionInfo> Engine::ListCollections(const std::optional<Scope>& scope) const {
   std::vector<CollectionInfo> out;
+  const Datetime now = impl_->Now();
   for (const auto& c : impl_->All()) {
     // A collection closed to the scope is not listed for it.
-    StatusOr<std::optional<filter::CompiledFilter>> read =
-        engine::ReadFilter(c->spec().schema.get(), scope, c->spec().name);
-    if (read.ok()) out.push_back(CollectionInfo{c->spec(), Readable(*c, *read)});
+    StatusOr<std::optional<filter::CompiledFilter>> visible = engine::VisibleFilter(*c, scope, now);
+    if (visible.ok()) out.push_back(Info(*c, *visible));
   }
   return out;
 }
@@ -180,9 +194,9 @@ std::vector<CollectionInfo> Engine::ListCollections(const std::optional<Scope>& 
 StatusOr<CollectionInfo> Engine::DescribeCollection(std::string_view name,
                                                     const std::optional<Scope>& scope) const {
   ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(name));
-  ASSIGN_OR_RETURN(std::optional<filter::CompiledFilter> read,
-                   engine::ReadFilter(c->spec().schema.get(), scope, name));
-  return CollectionInfo{c->spec(), Readable(*c, read)};
+  ASSIGN_OR_RETURN(std::optional<filter::CompiledFilter> visible,
+                   engine::VisibleFilter(*c, scope, impl_->Now()));
+  return Info(*c, visible);
 }
 
 Status Engine::Checkpoint(std::string_view collection) {

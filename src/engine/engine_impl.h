@@ -5,7 +5,6 @@
 #ifndef ENGRAM_ENGINE_ENGINE_IMPL_H_
 #define ENGRAM_ENGINE_ENGINE_IMPL_H_
 
-#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -13,7 +12,6 @@
 #include <string_view>
 
 #include "base/status.h"
-#include "base/time.h"
 #include "engine/collection.h"
 #include "engine/maintenance.h"
 #include "engram/engine.h"
@@ -57,12 +55,8 @@ struct Engine::Impl {
   // The open collection `name`, or NotFound.
   StatusOr<std::shared_ptr<engine::Collection>> Find(std::string_view name) const;
 
-  // The wall clock (Options::clock, else the system clock), as a datetime.
-  Datetime Now() const {
-    const auto now = options.clock ? options.clock() : std::chrono::system_clock::now();
-    return Datetime{
-        std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count()};
-  }
+  // Now, from options.clock: expiry and ranking's decay.
+  Datetime Now() const;
 
   RecoveryReport recovery;
   // Loads one collection from the store (recovery.cc), adding to `recovery`.

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "base/status.h"
+#include "engine/scope.h"
 
 namespace engram::engine {
 namespace {
@@ -13,6 +14,7 @@ constexpr std::size_t kLinkChunk = 256;             // records linked per hold o
 constexpr std::size_t kBacklog = 20000;             // staged records linked even while writes go on
 constexpr std::int64_t kWritePauseNs = 50'000'000;  // 50 ms without a write: link
 constexpr std::chrono::seconds kRetryAfterFailure{5};
+constexpr std::size_t kPurgeChunk = 1000;  // expired records deleted per hold of the writer
 
 std::int64_t NowNs() {
   return std::chrono::steady_clock::now().time_since_epoch().count();
@@ -42,6 +44,32 @@ Status CheckpointCollection(storage::Store& store, Collection& c) {
   return Status::Ok();
 }
 
+StatusOr<std::size_t> RemoveStored(storage::Store& store, Collection::Writer& writer,
+                                   const std::vector<std::uint32_t>& docs) {
+  if (docs.empty()) return std::size_t{0};
+  storage::WriteBatch batch;
+  for (const std::uint32_t doc : docs) batch.removes.push_back(writer.key_of(doc));
+  ASSIGN_OR_RETURN(const std::uint64_t seq, store.Apply(writer.collection().spec().name, batch));
+  writer.Remove(seq, docs);
+  return docs.size();
+}
+
+StatusOr<std::size_t> PurgeExpired(storage::Store& store, Collection& c, Datetime now,
+                                   std::size_t max) {
+  const std::optional<filter::Node> expired = ExpiredNode(c, now);
+  if (!expired) return std::size_t{0};
+  // A look under the shared lock first: most passes find nothing and leave
+  // the writer alone.
+  if (c.Read().metadata().Evaluate(*expired).isEmpty()) return std::size_t{0};
+  ASSIGN_OR_RETURN(Collection::Writer writer, c.Write());
+  const roaring::Roaring docs = writer.metadata().Evaluate(*expired);
+  std::vector<std::uint32_t> chunk;
+  for (auto it = docs.begin(); it != docs.end() && chunk.size() < max; ++it) chunk.push_back(*it);
+  ASSIGN_OR_RETURN(const std::size_t removed, RemoveStored(store, writer, chunk));
+  c.CountPurged(removed);
+  return removed;
+}
+
 Maintenance::Maintenance(storage::Store* store, Collections collections, MaintenanceOptions options)
     : store_(store), collections_(std::move(collections)), options_(options) {
   if (options_.threads == 0) options_.threads = 1;
@@ -69,6 +97,11 @@ std::uint64_t Maintenance::checkpoints() const {
 std::uint64_t Maintenance::checkpoint_failures() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return failures_;
+}
+
+std::uint64_t Maintenance::purge_failures() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return purge_failures_;
 }
 
 // A checkpoint is due by records changed (at least a tenth of the
@@ -102,6 +135,17 @@ bool Maintenance::Pass() {
                         [&](const auto& c) { return c.get() == entry.first; });
   });
   for (const std::shared_ptr<Collection>& c : all) {
+    if (c->ttl_slot() && options_.now && now - failed_at_ >= kRetryAfterFailure) {
+      const StatusOr<std::size_t> purged = PurgeExpired(*store_, *c, options_.now(), kPurgeChunk);
+      // NotFound: dropped meanwhile.
+      if (!purged.ok() && purged.status().code() != StatusCode::kNotFound) {
+        failed_at_ = now;
+        std::lock_guard<std::mutex> lock(mutex_);
+        ++purge_failures_;
+      }
+      // Another chunk at once when this one was full.
+      linked |= purged.ok() && *purged == kPurgeChunk;
+    }
     // After a failure (a full disk, say) checkpoints wait a while.
     if (now - failed_at_ >= kRetryAfterFailure && CheckpointDue(*c, now)) {
       const Status stored = CheckpointCollection(*store_, *c);

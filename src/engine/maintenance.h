@@ -9,7 +9,10 @@
 //   if more) or enough time passed since the first change after the last
 //   checkpoint, also while writes go on, serialised under the shared lock
 //   (searches go on, a writer waits) and stored with no collection lock
-//   held, so that after a crash recovery replays only what was written since.
+//   held, so that after a crash recovery replays only what was written since;
+// - purging expired records (CollectionSpec::ttl_field): deleted durably, in
+//   chunks under the collection's writer, counted per collection. Reads
+//   never see them meanwhile (scope.h's VisibleFilter hides them at once).
 #ifndef ENGRAM_ENGINE_MAINTENANCE_H_
 #define ENGRAM_ENGINE_MAINTENANCE_H_
 
@@ -22,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/time.h"
 #include "engine/collection.h"
 #include "engram/status.h"
 #include "storage/store.h"
@@ -34,11 +38,24 @@ struct MaintenanceOptions {
   // the first change since the last one (0 disables that trigger).
   std::uint64_t checkpoint_records = 50000;
   std::chrono::milliseconds checkpoint_interval{30000};
+  // Now, for expiry.
+  std::function<Datetime()> now;
 };
 
 // Writes `c`'s index images to `store` if anything changed since the last
 // checkpoint. Durable on return. Checkpoints run one at a time (callers wait).
 Status CheckpointCollection(storage::Store& store, Collection& c);
+
+// Deletes the records `docs` from `store`, then from the collection's
+// indexes (the caller holds `writer`); returns how many went. Nothing
+// changes when the store fails.
+StatusOr<std::size_t> RemoveStored(storage::Store& store, Collection::Writer& writer,
+                                   const std::vector<std::uint32_t>& docs);
+
+// Deletes up to `max` records of `c` expired at `now` (none without a TTL
+// field), durably; returns how many.
+StatusOr<std::size_t> PurgeExpired(storage::Store& store, Collection& c, Datetime now,
+                                   std::size_t max);
 
 class Maintenance {
  public:
@@ -54,10 +71,12 @@ class Maintenance {
   // Checkpoints run and failed since the start (for tests and metrics).
   std::uint64_t checkpoints() const;
   std::uint64_t checkpoint_failures() const;
+  std::uint64_t purge_failures() const;
 
  private:
   void Run();
-  // One pass over the collections; true when it linked something.
+  // One pass over the collections; true when it linked or purged a full
+  // chunk (more work may wait).
   bool Pass();
   bool CheckpointDue(const Collection& c, std::chrono::steady_clock::time_point now);
 
@@ -67,11 +86,11 @@ class Maintenance {
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   bool stop_ = false;
-  std::uint64_t checkpoints_ = 0, failures_ = 0;
+  std::uint64_t checkpoints_ = 0, failures_ = 0, purge_failures_ = 0;
   // When each collection (by address) first had unstored changes; the entry
   // goes once a checkpoint stored them (dirty back to 0).
   std::vector<std::pair<const Collection*, std::chrono::steady_clock::time_point>> since_;
-  std::chrono::steady_clock::time_point failed_at_{};  // the last failed checkpoint
+  std::chrono::steady_clock::time_point failed_at_{};  // the last failed checkpoint or purge
   std::thread thread_;
 };
 

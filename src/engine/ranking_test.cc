@@ -1,7 +1,9 @@
 // Ranking by recency and importance through the engine (engine.h,
 // DecaySpec): a fixed clock, hand-computed final scores, the floor,
-// score_threshold on the undecayed relevance, collection defaults that
+// score_threshold on the undecayed relevance, hybrid hits ranked on their
+// fused score, one clock for decay and expiry, collection defaults that
 // survive reopening, and located errors.
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -20,7 +22,8 @@ namespace fs = std::filesystem;
 constexpr const char* kSchema = R"({"fields":[
   {"name":"at","type":"datetime","optional":true},
   {"name":"importance","type":"float","optional":true},
-  {"name":"kind","type":"string","default":"note"}]})";
+  {"name":"kind","type":"string","default":"note"},
+  {"name":"until","type":"datetime","optional":true}]})";
 
 // The fixed clock: 2026-04-01T00:00:00Z.
 std::chrono::system_clock::time_point FixedNow() {
@@ -39,7 +42,9 @@ class RankingTest : public ::testing::Test {
 
   std::unique_ptr<Engine> Open() {
     Engine::Options options;
-    options.clock = FixedNow;
+    options.clock = [this] {
+      return std::chrono::system_clock::time_point(std::chrono::system_clock::duration(now_));
+    };
     StatusOr<std::unique_ptr<Engine>> e = Engine::Open(dir_.string(), options);
     EXPECT_TRUE(e.ok()) << e.status().message();
     return e.ok() ? std::move(e).value() : nullptr;
@@ -50,6 +55,13 @@ class RankingTest : public ::testing::Test {
         "memos", SchemaRef::Parse(kSchema).value(), {{"content", 1.0}}, 0, "cosine", "none", ""};
   }
 
+  static void Put(Engine& e, const std::vector<std::string>& records) {
+    std::vector<std::string_view> views(records.begin(), records.end());
+    StatusOr<WriteResult> w = e.Upsert("memos", views);
+    ASSERT_TRUE(w.ok()) << w.status().message();
+    ASSERT_FALSE(w->rejected) << w->rejected->message;
+  }
+
   // Three records with the same text (equal BM25, so equal relevance):
   // "old" 30 days before the clock with importance 2, "mid" 10 days before,
   // "new" on the clock; and "plain" with other text and no time.
@@ -57,15 +69,10 @@ class RankingTest : public ::testing::Test {
     if (!e.DescribeCollection("memos").ok()) {
       ASSERT_TRUE(e.CreateCollection(Spec()).ok());
     }
-    const std::vector<std::string> records = {
-        R"({"id":"old","content":"river trade","at":"2026-03-02T00:00:00Z","importance":2})",
-        R"({"id":"mid","content":"river trade","at":"2026-03-22T00:00:00Z"})",
-        R"({"id":"new","content":"river trade","at":"2026-04-01T00:00:00Z","importance":0})",
-        R"({"id":"plain","content":"river","kind":"other"})"};
-    std::vector<std::string_view> views(records.begin(), records.end());
-    StatusOr<WriteResult> w = e.Upsert("memos", views);
-    ASSERT_TRUE(w.ok()) << w.status().message();
-    ASSERT_FALSE(w->rejected) << w->rejected->message;
+    Put(e, {R"({"id":"old","content":"river trade","at":"2026-03-02T00:00:00Z","importance":2})",
+            R"({"id":"mid","content":"river trade","at":"2026-03-22T00:00:00Z"})",
+            R"({"id":"new","content":"river trade","at":"2026-04-01T00:00:00Z","importance":0})",
+            R"({"id":"plain","content":"river","kind":"other"})"});
   }
 
   static SearchResponse Search(const Engine& e, SearchRequest r) {
@@ -81,6 +88,8 @@ class RankingTest : public ::testing::Test {
   }
 
   fs::path dir_;
+  // The engine's clock (read by its maintenance thread too).
+  std::atomic<std::int64_t> now_{FixedNow().time_since_epoch().count()};
 };
 
 SearchRequest Query(const char* text) {
@@ -138,8 +147,7 @@ TEST_F(RankingTest, DecayWithAFixedClockAndTheFloor) {
     EXPECT_GE(*s.hits[i - 1].final_score, *s.hits[i].final_score);
   }
   EXPECT_NE(s.explain.find(R"("origin":"2026-04-01T00:00:00Z")"), std::string::npos) << s.explain;
-  EXPECT_NE(s.explain.find(R"("formula":"final_score = relevance * decay * boost")"),
-            std::string::npos);
+  EXPECT_NE(s.explain.find(R"("formula":"final_score = base * decay * boost")"), std::string::npos);
 }
 
 TEST_F(RankingTest, BoostAndDecayTogether) {
@@ -253,6 +261,83 @@ TEST_F(RankingTest, CandidateDepthBoundsThePool) {
   EXPECT_EQ(Ids(Search(*e, r)), "weak ") << "the default depth (100) holds every record";
   r.candidate_k = 5;
   EXPECT_EQ(Ids(Search(*e, r)).substr(0, 6), "strong") << "weak is 6th: outside a depth of 5";
+}
+
+// Hybrid (text and vector): the factors multiply the fused score that
+// ordered the hits, not their relevance (the larger of the two sides'), so
+// factors of 1 keep the fusion's order; convex fusion over z-scores (which
+// can be negative) multiplies the fused rank's 1 / (rrf_k + position).
+TEST_F(RankingTest, HybridMultipliesTheFusedScore) {
+  auto e = Open();
+  CollectionSpec spec = Spec();
+  spec.vector_dim = 2;
+  ASSERT_TRUE(e->CreateCollection(spec).ok());
+  ASSERT_NO_FATAL_FAILURE(Put(
+      *e, {R"({"id":"old","content":"river trade","at":"2026-03-02T00:00:00Z","vector":[1,0]})",
+           R"({"id":"mid","content":"river trade","at":"2026-03-22T00:00:00Z","vector":[0.8,0.6]})",
+           R"({"id":"new","content":"river","at":"2026-04-01T00:00:00Z","vector":[0,1]})",
+           R"({"id":"plain","content":"trade","vector":[0.6,0.8]})"}));
+  SearchRequest plain = Query("river trade");
+  plain.vector = std::vector<float>{1, 0};
+  for (const char* fusion : {"rrf", "weighted_rrf:text=1,vector=3", "convex:alpha=0.5"}) {
+    plain.fusion = ParseFusion(fusion).value();
+    const SearchResponse unranked = Search(*e, plain);
+    ASSERT_EQ(unranked.hits.size(), 4u) << fusion;
+    SearchRequest r = plain;
+    r.boost = ParseBoost("importance:0").value();  // every factor 1
+    r.explain = true;
+    const SearchResponse same = Search(*e, r);
+    EXPECT_EQ(Ids(same), Ids(unranked)) << fusion << ": factors of 1 keep the fused order";
+    EXPECT_NE(same.explain.find(R"("base":"fused_score")"), std::string::npos) << fusion;
+    r.decay = ParseDecay("at:exp:10d").value();
+    const SearchResponse s = Search(*e, r);
+    ASSERT_EQ(s.hits.size(), 4u) << fusion;
+    for (std::size_t i = 0; i < s.hits.size(); ++i) {
+      const SearchHit& h = s.hits[i];
+      EXPECT_NEAR(*h.final_score, h.score * *h.decay, 1e-12) << fusion << ' ' << h.id;
+      EXPECT_DOUBLE_EQ(h.score, HitOf(unranked, h.id)->score) << "the fused score is unchanged";
+      if (i > 0) {
+        EXPECT_GE(*s.hits[i - 1].final_score, *h.final_score) << fusion;
+      }
+    }
+  }
+  plain.fusion = ParseFusion("convex:alpha=0.5,normalization=z_score").value();
+  const SearchResponse unranked = Search(*e, plain);
+  SearchRequest r = plain;
+  r.decay = ParseDecay("at:exp:10d").value();
+  r.explain = true;
+  const SearchResponse s = Search(*e, r);
+  EXPECT_NE(s.explain.find(R"("base":"fused_rank")"), std::string::npos);
+  ASSERT_EQ(s.hits.size(), unranked.hits.size());
+  for (std::size_t position = 1; position <= unranked.hits.size(); ++position) {
+    const SearchHit* h = HitOf(s, unranked.hits[position - 1].id);
+    ASSERT_TRUE(h);
+    EXPECT_NEAR(*h->final_score, *h->decay / (60.0 + position), 1e-12) << h->id;
+  }
+}
+
+// One clock (Engine::Options::clock) for decay and expiry: moving it ages
+// every record, and a record is gone from the instant of its TTL value.
+TEST_F(RankingTest, OneClockForDecayAndExpiry) {
+  auto e = Open();
+  CollectionSpec spec = Spec();
+  spec.ttl_field = "until";
+  ASSERT_TRUE(e->CreateCollection(spec).ok());
+  ASSERT_NO_FATAL_FAILURE(Put(
+      *e,
+      {R"({"id":"new","content":"salt","at":"2026-04-01T00:00:00Z","until":"2026-04-06T00:00:00Z"})",
+       R"({"id":"old","content":"salt","at":"2026-03-22T00:00:00Z"})"}));
+  SearchRequest r = Query("salt");
+  r.decay = ParseDecay("at:exp:10d").value();
+  SearchResponse s = Search(*e, r);
+  ASSERT_EQ(Ids(s), "new old ");
+  EXPECT_DOUBLE_EQ(*s.hits[0].decay, 1.0);
+  EXPECT_NEAR(*s.hits[1].decay, 0.5, 1e-12);
+  now_ += std::chrono::duration_cast<std::chrono::system_clock::duration>(std::chrono::hours(120))
+              .count();  // 2026-04-06T00:00:00Z: new's TTL value
+  s = Search(*e, r);
+  ASSERT_EQ(Ids(s), "old ") << "expired at that instant";
+  EXPECT_NEAR(*s.hits[0].decay, std::pow(0.5, 1.5), 1e-12) << "15 days old now";
 }
 
 }  // namespace

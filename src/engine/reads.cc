@@ -20,11 +20,12 @@ namespace {
 
 static_assert(RequestBounds{}.max_expansions == text::kDefaultMaxExpansions);
 
-// Whether one more hit (its id and record, and kHitReplyBytes for the rest)
-// fits the reply budget (0: none); adds it to *spent when it does.
-bool Fits(std::size_t budget, std::size_t* spent, const std::string& id,
-          const std::string& record) {
-  const std::size_t cost = id.size() + record.size() + kHitReplyBytes;
+// Whether one more hit (its id and record, kHitReplyBytes for the rest and
+// `extra` for a ranked hit's factors) fits the reply budget (0: none); adds
+// it to *spent when it does.
+bool Fits(std::size_t budget, std::size_t* spent, const std::string& id, const std::string& record,
+          std::size_t extra = 0) {
+  const std::size_t cost = id.size() + record.size() + kHitReplyBytes + extra;
   if (budget > 0 && *spent + cost > budget) return false;
   *spent += cost;
   return true;
@@ -37,7 +38,7 @@ StatusOr<std::optional<std::string>> Engine::Get(std::string_view collection, st
                                                  const std::optional<std::string>& agent) const {
   ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
   ASSIGN_OR_RETURN(std::optional<engine::ScopeTests> tests,
-                   engine::MakeScopeTests(c->schema(), scope, collection));
+                   engine::MakeScopeTests(*c, scope, impl_->Now()));
   const Collection::Reader reader = c->Read();
   ASSIGN_OR_RETURN(std::optional<std::uint32_t> doc,
                    engine::ResolveId(reader, *c, id, scope, tests, agent, /*read=*/true));
@@ -63,7 +64,8 @@ StatusOr<SearchResponse> Engine::Impl::Run(const Collection& c, const search::Re
   std::size_t spent = 0;
   for (std::size_t i = 0; i < hits.size(); ++i) {
     const search::Hit& h = hits[i];
-    if (!Fits(max_reply_bytes, &spent, reader.id_of(h.doc), reader.body_of(h.doc))) {
+    if (!Fits(max_reply_bytes, &spent, reader.id_of(h.doc), reader.body_of(h.doc),
+              h.final_score ? kRankedHitReplyBytes : 0)) {
       response.truncated = true;
       response.omitted = hits.size() - i;
       break;
@@ -85,9 +87,12 @@ StatusOr<SearchResponse> Engine::Impl::Run(const Collection& c, const search::Re
   }
   json::Value& explain = result.value().explain;
   if (!explain.is_null()) {
-    if (explain["fusion"].is_object()) {  // name each fused hit by its id
+    if (explain["fusion"].is_object()) {
+      // Name each fused hit by its id; record numbers stay internal (they
+      // tell of other tenants' records).
       for (json::Value& e : explain["fusion"]["hits"]) {
         e["id"] = reader.id_of(e["doc"].get<std::uint32_t>());
+        e.erase("doc");
       }
     }
     response.explain = json::Dump(explain);
@@ -123,24 +128,9 @@ StatusOr<SearchResponse> Engine::Impl::List(const Collection& c,
     }
     return reader.id_of(a) < reader.id_of(b);
   };
-  // The k first by `before`, in one pass over the allowed records with a
-  // heap of k (its top the last kept), polling the deadline.
-  std::vector<std::uint32_t> docs;
-  docs.reserve(std::min<std::uint64_t>(k, allowed.cardinality()));
-  DeadlinePoll poll(&deadline);
-  for (const std::uint32_t doc : allowed) {
-    if (poll.Passed()) break;
-    if (docs.size() < k) {
-      docs.push_back(doc);
-      std::push_heap(docs.begin(), docs.end(), before);
-    } else if (before(doc, docs.front())) {
-      std::pop_heap(docs.begin(), docs.end(), before);
-      docs.back() = doc;
-      std::push_heap(docs.begin(), docs.end(), before);
-    }
-  }
+  const std::vector<std::uint32_t> docs = FirstK(
+      allowed, k, before, [](std::uint32_t) { return true; }, deadline);
   RETURN_IF_ERROR(deadline.Check("listing"));
-  std::sort_heap(docs.begin(), docs.end(), before);
   const std::size_t n = docs.size();
   SearchResponse response;
   std::size_t spent = 0;
@@ -179,8 +169,11 @@ StatusOr<SearchResponse> Engine::Search(std::string_view collection,
     r.filter = &compiled->value();
     r.dialect = ToInternal(dialect);
   }
+  // One instant for the whole search: what has expired, and what decay
+  // measures age from.
+  const Datetime now = impl_->Now();
   ASSIGN_OR_RETURN(std::optional<filter::CompiledFilter> read,
-                   engine::ReadFilter(c->spec().schema.get(), request.scope, collection));
+                   engine::VisibleFilter(*c, request.scope, now));
   if (read) r.scope = &*read;
   const bool asks_ranking = (request.decay && !request.decay->field.empty()) ||
                             (request.boost && !request.boost->field.empty());
@@ -239,7 +232,7 @@ StatusOr<SearchResponse> Engine::Search(std::string_view collection,
   const CollectionSpec& spec = c->spec();
   Checked<search::Ranking> ranking =
       engine::ResolveRanking(c->schema(), request.decay ? request.decay : spec.decay,
-                             request.boost ? request.boost : spec.boost, impl_->Now());
+                             request.boost ? request.boost : spec.boost, now);
   if (!ranking.ok()) {
     rejected.rejected = ranking.diagnostic();
     return rejected;

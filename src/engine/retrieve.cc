@@ -200,7 +200,7 @@ StatusOr<SearchResponse> Engine::Retrieve(std::string_view name, std::string_vie
   if (state->spec.mode == SearchMode::kVector && vectors) r.mode = search::Mode::kVector;
   r.filter = state->filter.get();
   ASSIGN_OR_RETURN(std::optional<filter::CompiledFilter> read,
-                   engine::ReadFilter(c->spec().schema.get(), scope, c->spec().name));
+                   engine::VisibleFilter(*c, scope, impl_->Now()));
   if (read) r.scope = &*read;
   r.dialect = ToInternal(state->spec.dialect);
   r.k = state->spec.top_k;

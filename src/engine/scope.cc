@@ -71,22 +71,59 @@ filter::CompiledFilter Restrict(const filter::CompiledFilter* user, filter::Node
       filter::Filter{schema, std::move(optimized)});
 }
 
-StatusOr<std::optional<filter::CompiledFilter>> ReadFilter(
-    const std::shared_ptr<const Schema>& schema, const std::optional<Scope>& scope,
-    std::string_view collection) {
-  if (!scope) return std::optional<filter::CompiledFilter>();
-  ASSIGN_OR_RETURN(filter::Node read, ScopeReadNode(*schema, *scope, collection));
-  return std::optional<filter::CompiledFilter>(Restrict(nullptr, std::move(read), schema));
+std::optional<filter::Node> ExpiredNode(const Collection& c, Datetime now) {
+  if (!c.ttl_slot()) return std::nullopt;
+  filter::Node n;
+  n.op = filter::Op::kCmp;
+  n.cmp = filter::CmpOp::kLe;
+  n.slot = *c.ttl_slot();
+  n.values = {Value(now)};
+  n.origin = "expired:" + c.spec().ttl_field;
+  return n;
 }
 
-StatusOr<std::optional<ScopeTests>> MakeScopeTests(const Schema& schema,
+namespace {
+
+// What VisibleFilter compiles, uncompiled; nullopt: every record.
+StatusOr<std::optional<filter::Node>> VisibleNode(const Collection& c,
+                                                  const std::optional<Scope>& scope, Datetime now) {
+  std::vector<filter::Node> all;
+  if (scope) {
+    ASSIGN_OR_RETURN(filter::Node read, ScopeReadNode(c.schema(), *scope, c.spec().name));
+    all.push_back(std::move(read));
+  }
+  // Leaves are false on absent fields, so `not expired` keeps the records
+  // without a TTL value.
+  if (std::optional<filter::Node> expired = ExpiredNode(c, now)) {
+    all.push_back(filter::MakeNot(std::move(*expired), "expired:" + c.spec().ttl_field));
+  }
+  if (all.empty()) return std::optional<filter::Node>();
+  if (all.size() == 1) return std::optional<filter::Node>(std::move(all[0]));
+  return std::optional<filter::Node>(filter::MakeJunction(filter::Op::kAnd, std::move(all)));
+}
+
+}  // namespace
+
+StatusOr<std::optional<filter::CompiledFilter>> VisibleFilter(const Collection& c,
+                                                              const std::optional<Scope>& scope,
+                                                              Datetime now) {
+  ASSIGN_OR_RETURN(std::optional<filter::Node> visible, VisibleNode(c, scope, now));
+  if (!visible) return std::optional<filter::CompiledFilter>();
+  return std::optional<filter::CompiledFilter>(
+      Restrict(nullptr, std::move(*visible), c.spec().schema.get()));
+}
+
+StatusOr<std::optional<ScopeTests>> MakeScopeTests(const Collection& c,
                                                    const std::optional<Scope>& scope,
-                                                   std::string_view collection) {
-  if (!scope) return std::optional<ScopeTests>();
-  ASSIGN_OR_RETURN(filter::Node read, ScopeReadNode(schema, *scope, collection));
-  ASSIGN_OR_RETURN(filter::Node own, ScopeOwnNode(schema, *scope, collection));
+                                                   Datetime now) {
+  ASSIGN_OR_RETURN(std::optional<filter::Node> visible, VisibleNode(c, scope, now));
+  if (!visible) return std::optional<ScopeTests>();
+  filter::Node own = filter::MakeConst(true);
+  if (scope) {
+    ASSIGN_OR_RETURN(own, ScopeOwnNode(c.schema(), *scope, c.spec().name));
+  }
   return std::optional<ScopeTests>(
-      ScopeTests{filter::Program(read, schema), filter::Program(own, schema)});
+      ScopeTests{filter::Program(*visible, c.schema()), filter::Program(own, c.schema())});
 }
 
 Status AmbiguousId(const Collection& c, const index::MetadataIndex& metadata, std::string_view id,

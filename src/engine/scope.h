@@ -1,6 +1,7 @@
-// Tenancy inside the engine (SEARCH.md §6, engine.h): the filter IR of what
-// a Scope may read or owns in a collection, ANDed outside the user's filter
-// so that no filter can widen it, and which record an id names for a caller.
+// Visibility inside the engine (SEARCH.md §6, engine.h): the filter IR of what
+// a Scope may read or owns in a collection and of the records expired
+// (CollectionSpec::ttl_field), ANDed outside the user's filter so that no
+// filter can widen it, and which record an id names for a caller.
 #ifndef ENGRAM_ENGINE_SCOPE_H_
 #define ENGRAM_ENGINE_SCOPE_H_
 
@@ -37,22 +38,29 @@ StatusOr<filter::Node> ScopeOwnNode(const Schema& schema, const Scope& scope,
 filter::CompiledFilter Restrict(const filter::CompiledFilter* user, filter::Node scope_node,
                                 const std::shared_ptr<const Schema>& schema);
 
-// What `scope` may read, compiled (nullopt without a scope): the filter a
-// search keeps apart from the user's (search::Request::scope).
-// PermissionDenied as ScopeReadNode.
-StatusOr<std::optional<filter::CompiledFilter>> ReadFilter(
-    const std::shared_ptr<const Schema>& schema, const std::optional<Scope>& scope,
-    std::string_view collection);
+// The records of `c` expired at `now`: their TTL field is at or before it.
+// nullopt when `c` has no TTL field.
+std::optional<filter::Node> ExpiredNode(const Collection& c, Datetime now);
 
-// One record's slots tested against a scope: may the caller read it, does it own it.
+// What a caller with `scope` (nullopt: the owner) sees in `c` at `now`: the
+// records its scope may read, less the expired ones, compiled: the filter
+// every read ANDs outside the user's (search::Request::scope). nullopt when
+// that is every record (no scope, no TTL field). PermissionDenied as
+// ScopeReadNode.
+StatusOr<std::optional<filter::CompiledFilter>> VisibleFilter(const Collection& c,
+                                                              const std::optional<Scope>& scope,
+                                                              Datetime now);
+
+// One record's slots tested for a caller: may it read the record (in its
+// scope and unexpired), does it own it (always, without a scope).
 struct ScopeTests {
   filter::Program reads;
   filter::Program owns;
 };
-// nullopt without a scope; PermissionDenied as ScopeReadNode.
-StatusOr<std::optional<ScopeTests>> MakeScopeTests(const Schema& schema,
-                                                   const std::optional<Scope>& scope,
-                                                   std::string_view collection);
+// nullopt when every record passes both (no scope, no TTL field);
+// PermissionDenied as ScopeReadNode.
+StatusOr<std::optional<ScopeTests>> MakeScopeTests(const Collection& c,
+                                                   const std::optional<Scope>& scope, Datetime now);
 
 // FailedPrecondition: `id` names the records `docs` (several) of different
 // agents in `c`; the message names the agents, sorted.
@@ -91,7 +99,10 @@ StatusOr<std::optional<std::uint32_t>> ResolveId(
     return doc && readable(*doc) ? doc : Found();
   }
   if (scope) {
-    if (const Found own = view.Find(c.OwnedKeyOf(scope->agent, id))) return own;
+    // Its own record, unless expired (then as if it had none).
+    if (const Found own = view.Find(c.OwnedKeyOf(scope->agent, id)); own && readable(*own)) {
+      return own;
+    }
   }
   // The one record with this id the caller can read.
   std::vector<std::uint32_t> candidates;

@@ -62,8 +62,10 @@ StatusOr<WriteResult> Engine::Impl::Upsert(Collection& c, std::span<const std::s
                                            const std::function<void(std::size_t)>& progress,
                                            const std::optional<Scope>& scope) {
   const std::string& collection = c.spec().name;
-  ASSIGN_OR_RETURN(std::optional<engine::ScopeTests> tests,
-                   engine::MakeScopeTests(c.schema(), scope, collection));
+  // One instant for the write: what the scope tests count as expired, and
+  // what dedup does.
+  const Datetime now = Now();
+  ASSIGN_OR_RETURN(std::optional<engine::ScopeTests> tests, engine::MakeScopeTests(c, scope, now));
   // Check every record before anything is written: a rejected batch writes nothing.
   std::vector<PreparedRecord> prepared;
   prepared.reserve(records.size());
@@ -90,7 +92,7 @@ StatusOr<WriteResult> Engine::Impl::Upsert(Collection& c, std::span<const std::s
   ASSIGN_OR_RETURN(Collection::Writer writer, c.Write());
   WriteResult result;
   // Within one owner only: a scoped writer's records are all its own.
-  result.deduplicated = engine::Deduplicate(c, writer, &unique);
+  result.deduplicated = engine::Deduplicate(c, writer, now, &unique);
   storage::WriteBatch batch;
   std::vector<std::uint32_t> docs;
   std::vector<PreparedRecord> ordered;
@@ -117,13 +119,8 @@ StatusOr<WriteResult> Engine::Impl::Upsert(Collection& c, std::span<const std::s
 StatusOr<WriteResult> Engine::Impl::RemoveDocs(Collection::Writer& writer,
                                                const std::vector<std::uint32_t>& docs) {
   WriteResult result;
-  if (docs.empty()) return result;
-  storage::WriteBatch batch;
-  for (const std::uint32_t doc : docs) batch.removes.push_back(writer.key_of(doc));
-  ASSIGN_OR_RETURN(const std::uint64_t seq, store->Apply(writer.collection().spec().name, batch));
-  writer.Remove(seq, docs);
-  maintenance->Wake();
-  result.written = docs.size();
+  ASSIGN_OR_RETURN(result.written, engine::RemoveStored(*store, writer, docs));
+  if (result.written > 0) maintenance->Wake();
   return result;
 }
 
@@ -137,9 +134,8 @@ StatusOr<WriteResult> Engine::Delete(std::string_view collection, std::span<cons
 StatusOr<WriteResult> Engine::Impl::DeleteIds(Collection& c, std::span<const std::string> ids,
                                               const std::optional<Scope>& scope,
                                               const std::optional<std::string>& agent) {
-  const std::string& collection = c.spec().name;
   ASSIGN_OR_RETURN(std::optional<engine::ScopeTests> tests,
-                   engine::MakeScopeTests(c.schema(), scope, collection));
+                   engine::MakeScopeTests(c, scope, Now()));
   ASSIGN_OR_RETURN(Collection::Writer writer, c.Write());
   std::vector<std::uint32_t> docs;
   for (const std::string& id : ids) {
@@ -164,6 +160,12 @@ StatusOr<WriteResult> Engine::DeleteWhere(std::string_view collection, FilterDia
     if (scope) {
       ASSIGN_OR_RETURN(filter::Node own, engine::ScopeOwnNode(c.schema(), *scope, collection));
       compiled = engine::Restrict(&compiled.value(), std::move(own), c.spec().schema.get());
+    }
+    // Expired records are gone already as far as callers know (the count
+    // deleted says nothing of them); the maintenance purges them.
+    if (std::optional<filter::Node> expired = engine::ExpiredNode(c, impl_->Now())) {
+      compiled = engine::Restrict(&compiled.value(), filter::MakeNot(std::move(*expired)),
+                                  c.spec().schema.get());
     }
     ASSIGN_OR_RETURN(Collection::Writer writer, c.Write());
     // No other writer can change the collection now: the metadata index is

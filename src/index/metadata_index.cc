@@ -120,6 +120,38 @@ std::size_t MetadataIndex::MemoryBytes() const {
   return bytes;
 }
 
+std::vector<std::pair<Value, std::uint64_t>> MetadataIndex::CountValues(
+    std::uint32_t slot, const roaring::Roaring& within, const Deadline* deadline) const {
+  const FieldIndex& f = fields_[slot];
+  DeadlinePoll poll(deadline);
+  std::vector<std::pair<Value, std::uint64_t>> out;
+  const std::uint64_t n = within.cardinality();
+  if (n >= f.values.size()) {
+    // Fewer values than records: intersect each value's set.
+    for (const auto& [value, records] : f.values) {
+      if (poll.Passed()) break;
+      if (const std::uint64_t c = records.and_cardinality(within); c > 0)
+        out.emplace_back(value, c);
+    }
+    return out;
+  }
+  // Fewer records than values: read their rows.
+  std::map<Value, std::uint64_t, ValueOrder> counts;
+  for (const std::uint32_t r : within) {
+    if (poll.Passed()) break;
+    if (!live_.contains(r)) continue;
+    const Value& v = rows_[r][slot];
+    if (std::holds_alternative<std::monostate>(v)) continue;
+    if (const StringSet* set = std::get_if<StringSet>(&v)) {
+      for (const std::string& e : *set) ++counts[Value(e)];
+    } else {
+      ++counts[v];
+    }
+  }
+  out.assign(counts.begin(), counts.end());
+  return out;
+}
+
 const std::vector<Value>* MetadataIndex::Row(std::uint32_t record) const {
   return live_.contains(record) ? &rows_[record] : nullptr;
 }

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "base/deadline.h"
@@ -62,6 +63,11 @@ class MetadataIndex {
   // exact for leaves, independence across and/or, complement for not. Stops
   // like Evaluate.
   double Estimate(const filter::Node& node, const Deadline* deadline = nullptr) const;
+  // For the field at `slot`: each value (each element, for set<string>)
+  // that records of `within` hold, with how many of them hold it, in the
+  // field's value order. Stops like Evaluate (the counts are then partial).
+  std::vector<std::pair<Value, std::uint64_t>> CountValues(
+      std::uint32_t slot, const roaring::Roaring& within, const Deadline* deadline = nullptr) const;
 
  private:
   // Values of one field compare by CompareValues (exactly across int and

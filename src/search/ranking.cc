@@ -67,10 +67,34 @@ double BoostFactor(const Boost& boost, const index::MetadataIndex& metadata, std
   return std::max(0.0, 1 + boost.weight * value);
 }
 
-json::Value ApplyRanking(const Ranking& ranking, const index::MetadataIndex& metadata,
-                         std::vector<Hit>* hits) {
-  for (Hit& h : *hits) {
-    double final_score = h.relevance;
+std::string_view RankingBaseName(RankingBase base) {
+  switch (base) {
+    case RankingBase::kRelevance:
+      return "relevance";
+    case RankingBase::kFusedScore:
+      return "fused_score";
+    case RankingBase::kFusedRank:
+      return "fused_rank";
+  }
+  return "relevance";
+}
+
+json::Value ApplyRanking(const Ranking& ranking, RankingBase base, std::size_t rrf_k,
+                         const index::MetadataIndex& metadata, std::vector<Hit>* hits) {
+  for (std::size_t i = 0; i < hits->size(); ++i) {
+    Hit& h = (*hits)[i];
+    switch (base) {
+      case RankingBase::kRelevance:
+        h.base = h.relevance;
+        break;
+      case RankingBase::kFusedScore:
+        h.base = std::max(0.0, h.score);
+        break;
+      case RankingBase::kFusedRank:
+        h.base = 1.0 / static_cast<double>(rrf_k + i + 1);
+        break;
+    }
+    double final_score = *h.base;
     if (ranking.decay) {
       h.decay = DecayFactor(*ranking.decay, metadata, h.doc);
       final_score *= *h.decay;
@@ -84,7 +108,9 @@ json::Value ApplyRanking(const Ranking& ranking, const index::MetadataIndex& met
   std::stable_sort(hits->begin(), hits->end(),
                    [](const Hit& a, const Hit& b) { return *a.final_score > *b.final_score; });
   json::Value out = json::Value::object();
-  out["formula"] = "final_score = relevance * decay * boost";
+  out["formula"] = "final_score = base * decay * boost";
+  out["base"] = RankingBaseName(base);
+  if (base == RankingBase::kFusedRank) out["rrf_k"] = rrf_k;
   out["decay"] = nullptr;
   if (ranking.decay) {
     const Decay& d = *ranking.decay;
@@ -112,6 +138,7 @@ json::Value RankedHitsJson(const std::vector<Hit>& hits) {
     const Hit& h = hits[i];
     out.push_back({{"position", i + 1},
                    {"relevance", h.relevance},
+                   {"base", h.base ? json::Value(*h.base) : json::Value(nullptr)},
                    {"decay", h.decay ? json::Value(*h.decay) : json::Value(nullptr)},
                    {"boost", h.field_boost ? json::Value(*h.field_boost) : json::Value(nullptr)},
                    {"final_score", h.final_score ? json::Value(*h.final_score) : json::Value()}});

@@ -1,7 +1,8 @@
 // Recency and importance in ranking (README.md "Ranking"): a decay on a
 // datetime field (Elasticsearch's exp, gauss and linear decay functions,
-// bounded below by a floor) and a boost by a numeric field, combined with a
-// hit's relevance by one formula; the candidates are re-sorted by it.
+// bounded below by a floor) and a boost by a numeric field, combined by one
+// formula with the score that ordered the candidates (RankingBase); the
+// candidates are re-sorted by it.
 #ifndef ENGRAM_SEARCH_RANKING_H_
 #define ENGRAM_SEARCH_RANKING_H_
 
@@ -9,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/json.h"
@@ -67,16 +69,30 @@ double DecayValue(DecayFunction function, double distance, double scale, double 
 double DecayFactor(const Decay& decay, const index::MetadataIndex& metadata, std::uint32_t doc);
 double BoostFactor(const Boost& boost, const index::MetadataIndex& metadata, std::uint32_t doc);
 
-// Sets each hit's decay, boost and final score,
-//   final = relevance * decay * boost,
-// and stably re-sorts `hits` by it, best first (ties keep their retrieval
-// order). Relevances must be set. Returns what explain shows: the formula,
-// the specs (with the origin), and how many candidates were ranked.
-json::Value ApplyRanking(const Ranking& ranking, const index::MetadataIndex& metadata,
-                         std::vector<Hit>* hits);
+// What the factors multiply: the score that ordered the candidates, on a
+// scale where 0 is the least relevant, so that the factors keep its order
+// when they are 1.
+//   kRelevance:  Hit::relevance (text or vector alone, where it orders as
+//                BM25 and the similarity do);
+//   kFusedScore: Hit::score, the fused score (hybrid with rrf, weighted_rrf
+//                or convex over min-max normalised scores: all >= 0);
+//   kFusedRank:  1 / (rrf_k + position), the fused rank on RRF's scale
+//                (convex over z-scores, which can be negative; temporal
+//                hints treat it so too).
+enum class RankingBase { kRelevance, kFusedScore, kFusedRank };
+std::string_view RankingBaseName(RankingBase base);  // "relevance", "fused_score", "fused_rank"
 
-// Explain's per-hit list for the final hits: position, relevance, decay,
-// boost, final score.
+// Sets each hit's base, decay, boost and final score,
+//   final_score = base * decay * boost,
+// and stably re-sorts `hits` (in their retrieval or fusion order) by it,
+// best first; ties keep that order. With kRelevance the relevances must be
+// set. Returns what explain shows: the formula, the base, the specs (with
+// the origin), and how many candidates were ranked.
+json::Value ApplyRanking(const Ranking& ranking, RankingBase base, std::size_t rrf_k,
+                         const index::MetadataIndex& metadata, std::vector<Hit>* hits);
+
+// Explain's per-hit list for the final hits: position, relevance, base,
+// decay, boost, final score.
 json::Value RankedHitsJson(const std::vector<Hit>& hits);
 
 std::string_view DecayFunctionName(DecayFunction function);

@@ -103,7 +103,7 @@ TEST(ApplyRanking, ReSortsByTheFinalScore) {
   Ranking ranking;
   ranking.decay = TenDayExp(0.2);
   ranking.boost = Boost{SlotOf("score"), 0.5};
-  const json::Value ex = ApplyRanking(ranking, f.metadata, &f.hits);
+  const json::Value ex = ApplyRanking(ranking, RankingBase::kRelevance, 60, f.metadata, &f.hits);
   // final: 0: 1.0*1*2 = 2; 1: 0.9*0.5*1 = 0.45; 2: 0.8*0.2*1.5 = 0.24; 3: 0.7*1*1 = 0.7
   ASSERT_EQ(f.hits.size(), 4u);
   EXPECT_EQ(f.hits[0].doc, 0u);
@@ -129,8 +129,55 @@ TEST(ApplyRanking, TiesKeepRetrievalOrder) {
   for (Hit& h : f.hits) h.relevance = 0.5;
   Ranking ranking;
   ranking.boost = Boost{SlotOf("score"), 0};  // every factor 1
-  ApplyRanking(ranking, f.metadata, &f.hits);
+  ApplyRanking(ranking, RankingBase::kRelevance, 60, f.metadata, &f.hits);
   for (std::uint32_t i = 0; i < 4; ++i) EXPECT_EQ(f.hits[i].doc, i);
+}
+
+// Hybrid: the factors multiply the fused score, which ordered the hits,
+// not the relevance (the larger of the two sides' relevances).
+TEST(ApplyRanking, FusedScoreIsTheBase) {
+  Fixture f;
+  const double fused[] = {0.0328, 0.0325, 0.0161, 0.0159};  // RRF sums, fusion order
+  for (std::uint32_t i = 0; i < 4; ++i) {
+    f.hits[i].score = fused[i];
+    f.hits[i].relevance = 0.2 + 0.2 * i;  // ascending: it must not decide
+  }
+  Ranking ranking;
+  ranking.decay = TenDayExp(0);  // 1, 0.5, 0.125, 1
+  const json::Value ex = ApplyRanking(ranking, RankingBase::kFusedScore, 60, f.metadata, &f.hits);
+  EXPECT_EQ(ex["base"], "fused_score");
+  ASSERT_EQ(f.hits.size(), 4u);
+  EXPECT_EQ(f.hits[0].doc, 0u);
+  EXPECT_EQ(f.hits[1].doc, 1u) << "0.0325 * 0.5 = 0.01625 beats 0.0159 * 1";
+  EXPECT_EQ(f.hits[2].doc, 3u);
+  EXPECT_EQ(f.hits[3].doc, 2u);
+  EXPECT_DOUBLE_EQ(*f.hits[0].base, 0.0328);
+  EXPECT_NEAR(*f.hits[1].final_score, 0.0325 * 0.5, 1e-15);
+  EXPECT_NEAR(*f.hits[3].final_score, 0.0161 * 0.125, 1e-15);
+  EXPECT_DOUBLE_EQ(f.hits[3].relevance, 0.6) << "relevance is kept for score_threshold";
+  const json::Value per_hit = RankedHitsJson(f.hits);
+  EXPECT_DOUBLE_EQ(per_hit[2]["base"].get<double>(), 0.0159);
+}
+
+// Convex fusion over z-scores can give negative scores, which a factor
+// below 1 would raise: the base is then the fused rank on RRF's scale.
+TEST(ApplyRanking, ZScoresRankByTheFusedRank) {
+  Fixture f;
+  const double fused[] = {1.2, 0.3, -0.4, -1.1};
+  for (std::uint32_t i = 0; i < 4; ++i) f.hits[i].score = fused[i];
+  Ranking ranking;
+  ranking.decay = TenDayExp(0);
+  const json::Value ex = ApplyRanking(ranking, RankingBase::kFusedRank, 60, f.metadata, &f.hits);
+  EXPECT_EQ(ex["base"], "fused_rank");
+  EXPECT_EQ(ex["rrf_k"], 60);
+  // bases 1/61, 1/62, 1/63, 1/64; finals 1/61, 0.5/62, 0.125/63, 1/64.
+  ASSERT_EQ(f.hits.size(), 4u);
+  EXPECT_EQ(f.hits[0].doc, 0u);
+  EXPECT_EQ(f.hits[1].doc, 3u) << "the last, undecayed, passes the decayed ones";
+  EXPECT_EQ(f.hits[2].doc, 1u);
+  EXPECT_EQ(f.hits[3].doc, 2u);
+  EXPECT_DOUBLE_EQ(*f.hits[1].base, 1.0 / 64);
+  EXPECT_DOUBLE_EQ(*f.hits[3].final_score, 0.125 / 63);
 }
 
 }  // namespace

@@ -307,12 +307,21 @@ StatusOr<Result> Search(const CollectionView& c, const Request& r) {
 
   const double max_bm25 =
       plan.text ? MaxAttainableBm25(*c.text, *r.query, within, r.max_expansions) : 0;
+  // A ranked search multiplies the score that ordered its candidates:
+  // relevance for one retriever (every candidate's, computed first), the
+  // fused score or, for z-scores (which can be negative), the fused rank.
+  const RankingBase base =
+      !fused ? RankingBase::kRelevance
+      : r.fusion.method == FusionMethod::kConvex && r.fusion.normalization == Normalization::kZScore
+          ? RankingBase::kFusedRank
+          : RankingBase::kFusedScore;
+  const bool pool_signals = ranked && base == RankingBase::kRelevance;
   json::Value ranking = nullptr;
   if (ranked) {
-    // Every candidate's relevance first: the final score is built on it.
-    FillSignals(c, r, plan, prepared, max_bm25, &hits);
+    if (pool_signals) FillSignals(c, r, plan, prepared, max_bm25, &hits);
     RETURN_IF_ERROR(CheckDeadline(r, "scoring"));
-    ranking = ApplyRanking(r.ranking, metadata, &hits);
+    ranking = ApplyRanking(r.ranking, base, r.fusion.rrf_k, metadata, &hits);
+    RETURN_IF_ERROR(CheckDeadline(r, "ranking"));
     timings["ranking"] = lap.Lap();
   }
 
@@ -329,7 +338,7 @@ StatusOr<Result> Search(const CollectionView& c, const Request& r) {
 
   if (hits.size() > r.k) hits.resize(r.k);
   counts["top_k"] = hits.size();
-  if (!ranked) FillSignals(c, r, plan, prepared, max_bm25, &hits);
+  if (!pool_signals) FillSignals(c, r, plan, prepared, max_bm25, &hits);
   RETURN_IF_ERROR(CheckDeadline(r, "scoring"));
   timings["signals"] = lap.Lap();
 

@@ -76,10 +76,10 @@ struct Request {
   FilterMode filter_mode = FilterMode::kAuto;
   std::optional<double> threshold;        // a distance in the metric's terms, after top-k
   std::optional<double> score_threshold;  // a floor on Hit::relevance, in [0, 1]
-  // Recency and importance (ranking.h); off unless set. With it, every
-  // candidate's relevance is computed and the candidates are re-sorted by
-  // the final score before the cut to k; the candidate depth is then
-  // candidate_k, default max(kRankingMinDepth, kRankingDepthFactor * k).
+  // Recency and importance (ranking.h); off unless set. With it, the
+  // candidates (after fusion) are re-sorted by the final score before the
+  // cut to k; the candidate depth is then candidate_k, default
+  // max(kRankingMinDepth, kRankingDepthFactor * k).
   Ranking ranking;
   Fusion fusion;  // hybrid with both retrievers
   // Vector retrieval knobs for tests and benchmarks: the graph's ef (0: the
@@ -110,9 +110,10 @@ struct Hit {
   // this hit, when the query had an `around` hint and the collection a time
   // field.
   std::optional<double> boost;
-  // Ranking (ranking.h), when the request asked for it: the decay and
-  // boost factors applied, and final_score = relevance * decay * boost.
-  std::optional<double> decay, field_boost, final_score;
+  // Ranking (ranking.h), when the request asked for it: the score the
+  // factors multiply (RankingBase), the decay and boost factors applied, and
+  // final_score = base * decay * boost.
+  std::optional<double> base, decay, field_boost, final_score;
 };
 
 struct Result {

@@ -243,6 +243,59 @@ test("search and filters", async () => {
     body: { filter: EXPR, dialect: "expr_v1", target: "nosuch" } });
 });
 
+test("list, count and facets", async () => {
+  const base = "/v1/collections/notes/records";
+  const t = "/v1/collections/{name}/records";
+  await call("POST", base, { template: t, status: 200, body: { records: [
+    { ...note("x1", "carol", "org_shared", "soon gone"), expires_at: "2000-01-01T00:00:00Z" },
+    { ...note("x2", "carol", "org_shared", "kept"), expires_at: "2999-01-01T00:00:00Z" }] } });
+  const l = `${t}:list`;
+  const first = await call("POST", `${base}:list`, { template: l, status: 200, body: { page_size: 1, order_by: "updated_at:desc" } });
+  assert.equal(first.body.records.length, 1);
+  assert.ok(first.body.next_page_token);
+  const ids = first.body.records.map((r) => r.id);
+  let token = first.body.next_page_token;
+  while (token) {
+    const page = await call("POST", `${base}:list`, { template: l, status: 200,
+      body: { page_size: 2, order_by: "updated_at:desc", page_token: token } });
+    ids.push(...page.body.records.map((r) => r.id));
+    token = page.body.next_page_token;
+  }
+  assert.ok(!ids.includes("x1"), "an expired record is never listed");
+  assert.ok(ids.includes("x2"));
+  const other = await call("POST", `${base}:list`, { template: l, status: 400,
+    body: { page_token: first.body.next_page_token, order_by: "importance" } });
+  assert.equal(other.body.path, "$.page_token");
+  await call("POST", `${base}:list`, { template: l, status: 400, body: { order_by: "nope" } });
+  await call("POST", `${base}:list`, { template: l, status: 400, body: { page_size: 0 } });
+  await call("POST", `${base}:list`, { template: l, status: 422, body: { filter: { colour: "red" }, dialect: "vector_filter" } });
+  await call("POST", "/v1/collections/nope/records:list", { template: l, status: 404, body: {} });
+  await call("POST", `${base}:list`, { template: l, key: null, status: 401, body: {} });
+  const c = `${t}:count`;
+  const all = await call("POST", `${base}:count`, { template: c, status: 200, body: {} });
+  assert.equal(all.body.count, ids.length);
+  const mine = await call("POST", `${base}:count`, { template: c, key: ALICE, status: 200,
+    body: { filter: { type: "fact" }, dialect: "vector_filter" } });
+  assert.ok(mine.body.count < all.body.count);
+  await call("POST", `${base}:count`, { template: c, status: 422, body: { filter: { colour: "red" }, dialect: "vector_filter" } });
+  await call("POST", `${base}:count`, { template: c, status: 400, body: { extra: 1 } });
+  const f = `${t}:facets`;
+  const agents = await call("POST", `${base}:facets`, { template: f, status: 200, body: { field: "agent_id", top: 2 } });
+  assert.equal(agents.body.values.length, 2);
+  const days = await call("POST", `${base}:facets`, { template: f, status: 200,
+    body: { field: "updated_at", ranges: [{ to: "2024-05-01" }, { from: "2024-05-01", to: "2024-06-01T00:00:00Z" }] } });
+  assert.equal(days.body.ranges[1].count, all.body.count);
+  await call("POST", `${base}:facets`, { template: f, status: 200, body: { field: "importance", ranges: [{ from: 0, to: 0.6 }] } });
+  const bad = await call("POST", `${base}:facets`, { template: f, status: 400, body: { field: "importance", ranges: [{ from: "x" }] } });
+  assert.equal(bad.body.path, "$.ranges[0].from");
+  await call("POST", `${base}:facets`, { template: f, status: 400, body: { field: "nope" } });
+  await call("POST", `${base}:facets`, { template: f, status: 400, body: {} });
+  const m = await call("GET", "/metrics", { status: 200 });
+  assert.match(m.body, /engram_expired_records_purged_total\{collection="notes"\} \d+/);
+  const coll = await call("GET", "/v1/collections/notes", { template: "/v1/collections/{name}", status: 200 });
+  assert.equal(coll.body.ttl_field, "expires_at");
+});
+
 test("retrieve configurations", async () => {
   const t = "/v1/retrieves/{name}";
   const spec = { collection: "notes", filter: RETRIEVE_FILTER, top_k: 5, threshold: 0, mode: "text" };

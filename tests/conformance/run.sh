@@ -33,7 +33,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$bin" serve --db "$work/db" --listen 127.0.0.1:0 >"$work/serve.log" 2>&1 &
+# The log exists before the server starts: the background job opens its
+# redirection in its own time, and the loop below may read first.
+: >"$work/serve.log"
+"$bin" serve --db "$work/db" --listen 127.0.0.1:0 >>"$work/serve.log" 2>&1 &
 server=$!
 url=""
 for _ in $(seq 1 300); do

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -623,6 +624,87 @@ TEST_F(EngineCliWrite, ACollectionsDefaultRankingIsStoredAndListed) {
   Result refused = Engram(bad);
   EXPECT_EQ(refused.code, 1);
   EXPECT_NE(refused.err.find("'region' is not a datetime field"), std::string::npos) << refused.err;
+}
+
+}  // namespace
+}  // namespace engram::cli
+
+namespace engram::cli {
+namespace {
+
+// `engram list`: every page with --page-token until none is given, in the
+// order asked; a token used with another query is exit 1, located.
+TEST_F(EngineCliSearch, ListPagesThroughEveryRecordInOrder) {
+  std::vector<std::string> ids;
+  std::string token;
+  int pages = 0;
+  do {
+    std::vector<std::string> args = {
+        "list",           "--db",        Db(), "--collection", "lore", "--order-by",
+        "min_level:desc", "--page-size", "7",  "--json"};
+    if (!token.empty()) args.insert(args.end(), {"--page-token", token});
+    Result r = Engram(args);
+    ASSERT_EQ(r.code, 0) << r.err;
+    Json doc = ParseJson(r);
+    ASSERT_LE(doc["records"].size(), 7u);
+    for (const Json& record : doc["records"]) ids.push_back(record.value("id", ""));
+    token = doc.value("next_page_token", "");
+    ++pages;
+  } while (!token.empty() && pages < 20);
+  EXPECT_EQ(ids.size(), 40u);
+  EXPECT_EQ(Sorted(ids).size(), 40u);
+  EXPECT_EQ(pages, 6);
+  Result first =
+      Engram({"list", "--db", Db(), "--collection", "lore", "--page-size", "3", "--json"});
+  ASSERT_EQ(first.code, 0) << first.err;
+  const std::string t = ParseJson(first).value("next_page_token", "");
+  Result other = Engram({"list", "--db", Db(), "--collection", "lore", "--page-token", t,
+                         "--filter", R"({"region":"valley"})", "--dialect", "vector_filter"});
+  EXPECT_EQ(other.code, 1);
+  EXPECT_NE(other.err.find("page_token: belongs to another query"), std::string::npos) << other.err;
+  EXPECT_EQ(ParseJson(other)["error"].value("path", ""), "page_token");
+  Result bad = Engram({"list", "--db", Db(), "--collection", "lore", "--order-by", "nope"});
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.err.find("order_by: no field 'nope' in the schema"), std::string::npos) << bad.err;
+}
+
+TEST_F(EngineCliSearch, CountAndFacetsAgreeWithTheListing) {
+  const std::vector<std::string> filter = {"--filter", R"({"min_level":{"$gte":5}})", "--dialect",
+                                           "vector_filter"};
+  std::vector<std::string> args = {"count", "--db", Db(), "--collection", "lore", "--json"};
+  args.insert(args.end(), filter.begin(), filter.end());
+  Result count = Engram(args);
+  ASSERT_EQ(count.code, 0) << count.err;
+  args[0] = "list";
+  args.insert(args.end(), {"--page-size", "1000"});
+  Result list = Engram(args);
+  ASSERT_EQ(list.code, 0) << list.err;
+  const Json records = ParseJson(list)["records"];
+  EXPECT_EQ(ParseJson(count)["count"], records.size());
+  std::map<std::string, int> regions;
+  for (const Json& r : records) ++regions[r.value("region", "")];
+  args = {"facets",  "--db",   Db(),    "--collection", "lore",
+          "--field", "region", "--top", "100",          "--json"};
+  args.insert(args.end(), filter.begin(), filter.end());
+  Result facets = Engram(args);
+  ASSERT_EQ(facets.code, 0) << facets.err;
+  const Json doc = ParseJson(facets);
+  EXPECT_EQ(doc["field"], "region");
+  std::map<std::string, int> got;
+  for (const Json& v : doc["values"]) got[v["value"].get<std::string>()] = v["count"].get<int>();
+  EXPECT_EQ(got, regions);
+  Result ranges = Engram({"facets", "--db", Db(), "--collection", "lore", "--field", "written",
+                          "--ranges", "..2023-06-01,2023-06-01..", "--json"});
+  ASSERT_EQ(ranges.code, 0) << ranges.err;
+  const Json r = ParseJson(ranges)["ranges"];
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0]["count"].get<int>() + r[1]["count"].get<int>(), 40);
+  Result bad = Engram(
+      {"facets", "--db", Db(), "--collection", "lore", "--field", "min_level", "--ranges", "1..x"});
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.err.find("ranges[0].to: 'x' is not a value of int field 'min_level'"),
+            std::string::npos)
+      << bad.err;
 }
 
 }  // namespace

@@ -112,8 +112,8 @@ TEST_F(McpTest, PingAndToolsListWork) {
     EXPECT_TRUE(tool["inputSchema"].is_object());
     EXPECT_EQ(tool["outputSchema"]["type"], "object");
   }
-  EXPECT_EQ(names,
-            (std::vector<std::string>{"SearchMemory", "StoreMemory", "ForgetMemory", "Retrieve"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"SearchMemory", "StoreMemory", "ForgetMemory",
+                                             "Retrieve", "ListMemories", "MemoryStats"}));
 }
 
 // The seed's inputSchema, exactly (seed 001; SEARCH.md §5).
@@ -174,7 +174,7 @@ TEST_F(McpTest, StatelessRequestsNeedNoHandshakeAndCarryResultType) {
 
   const Json list = Send(Stateless("tools/list").dump());
   EXPECT_EQ(list["result"]["resultType"], "complete");
-  EXPECT_EQ(list["result"]["tools"].size(), 4u);
+  EXPECT_EQ(list["result"]["tools"].size(), 6u);
   EXPECT_TRUE(list["result"].contains("ttlMs"));
   EXPECT_EQ(list["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["version"], "0.1.0");
 

@@ -464,5 +464,92 @@ TEST_F(McpToolsTest, RetrieveRunsANamedConfiguration) {
   EXPECT_EQ(ToolError("Retrieve", {{"name", "north_lore"}}).rfind("query: ", 0), 0u);
 }
 
+// ListMemories pages with a cursor bound to its query; every memory once.
+TEST_F(McpToolsTest, ListMemoriesPagesWithACursor) {
+  StoreSessions();
+  std::vector<std::string> listed;
+  Json args{{"page_size", 2}, {"detail", "compact"}};
+  for (int pages = 0; pages < 10; ++pages) {
+    const Json out = ToolOk("ListMemories", args);
+    ASSERT_LE(out["memories"].size(), 2u);
+    for (const Json& m : out["memories"]) listed.push_back(m["memory_id"]);
+    if (!out.contains("next_cursor")) break;
+    args["cursor"] = out["next_cursor"];
+  }
+  // Newest first: the order they were stored in, reversed.
+  EXPECT_EQ(listed, std::vector<std::string>(ids_.rbegin(), ids_.rend()));
+  const Json s1 =
+      ToolOk("ListMemories",
+             {{"filters", {{{"field", "session_id"}, {"operator", "is"}, {"value", "s1"}}}},
+              {"order_by", "sequence_order"}});
+  ASSERT_EQ(s1["memories"].size(), 3u);
+  EXPECT_EQ(s1["memories"][0]["memory_id"], ids_[0]);
+  EXPECT_FALSE(s1.contains("next_cursor"));
+  // A cursor of another listing, or none at all, is refused with its name.
+  const std::string cursor = ToolOk("ListMemories", {{"page_size", 1}})["next_cursor"];
+  EXPECT_EQ(ToolError("ListMemories", {{"cursor", cursor}, {"order_by", "sequence_order"}})
+                .rfind("cursor: belongs to another query", 0),
+            0u);
+  EXPECT_EQ(ToolError("ListMemories", {{"cursor", "zz"}}).rfind("cursor: ", 0), 0u);
+  EXPECT_EQ(ToolError("ListMemories", {{"order_by", "colour"}}).rfind("order_by: ", 0), 0u);
+  EXPECT_EQ(ToolError("ListMemories", {{"page_size", 0}}).rfind("page_size: ", 0), 0u);
+  EXPECT_EQ(
+      ToolError("ListMemories", {{"filters", {{{"field", "colour"}}}}}).rfind("filters[0]", 0), 0u);
+}
+
+TEST_F(McpToolsTest, MemoryStatsCountsAndBreaksDown) {
+  StoreSessions();
+  EXPECT_EQ(ToolOk("MemoryStats", Json::object()), (Json{{"count", 5}}));
+  const Json sessions = ToolOk("MemoryStats", {{"field", "session_id"}});
+  EXPECT_EQ(sessions["count"], 5);
+  EXPECT_EQ(sessions["values"],
+            Json::parse(R"([{"value":"s1","count":3},{"value":"s2","count":2}])"));
+  const Json tools =
+      ToolOk("MemoryStats",
+             {{"field", "tool"},
+              {"top", 1},
+              {"filters", {{{"field", "session_id"}, {"operator", "is"}, {"value", "s1"}}}}});
+  EXPECT_EQ(tools["count"], 3);
+  EXPECT_EQ(tools["values"], Json::parse(R"([{"value":"Bash","count":2}])"));
+  const Json order = ToolOk(
+      "MemoryStats", {{"field", "sequence_order"}, {"ranges", {{{"to", 2}}, {{"from", 2}}}}});
+  EXPECT_EQ(order["ranges"], Json::parse(R"([{"to":2,"count":2},{"from":2,"count":3}])"));
+  EXPECT_EQ(ToolError("MemoryStats", {{"field", "colour"}}).rfind("field: ", 0), 0u);
+  EXPECT_EQ(ToolError("MemoryStats", {{"field", "sequence_order"}}).rfind("ranges: ", 0), 0u);
+  EXPECT_EQ(ToolError("MemoryStats", {{"ranges", {{{"from", 1}}}}}).rfind("ranges: ", 0), 0u);
+  // Another agent's memories are not counted.
+  Principal bob{"bob", ReadProfile::kAllScopes, false};
+  EXPECT_EQ(ToolOk("MemoryStats", {{"field", "session_id"}}, &bob),
+            (Json{{"count", 0}, {"field", "session_id"}, {"values", Json::array()}}));
+}
+
+// Retrieve (any collection) never returns an expired record.
+TEST_F(McpToolsTest, RetrieveLeavesExpiredRecordsOut) {
+  StatusOr<SchemaRef> schema = SchemaRef::Load("preset:notes");
+  ASSERT_TRUE(schema.ok());
+  CollectionSpec notes{"notes", schema.value(), {{"content", 1.0}}, 0, "cosine", "en", ""};
+  notes.ttl_field = "expires_at";
+  ASSERT_TRUE(engine_->CreateCollection(notes).ok());
+  auto note = [](const std::string& id, const std::string& expires) {
+    return R"({"id":")" + id +
+           R"(","content":"the dragon","type":"fact","scope":"s","agent_id":"a",)" +
+           R"("importance":1,"confidence":1,"updated_at":"2026-01-01T00:00:00Z","expires_at":")" +
+           expires + "\"}";
+  };
+  const std::string records[] = {note("old", "2001-01-01T00:00:00Z"),
+                                 note("new", "2999-01-01T00:00:00Z")};
+  const std::string_view views[] = {records[0], records[1]};
+  ASSERT_TRUE(engine_->Upsert("notes", views).ok());
+  RetrieveSpec spec;
+  spec.name = "notes";
+  spec.collection = "notes";
+  spec.threshold = 0;
+  spec.mode = SearchMode::kText;
+  ASSERT_TRUE(engine_->PutRetrieve(spec).ok());
+  const Json out = ToolOk("Retrieve", {{"name", "notes"}, {"query", "dragon"}});
+  ASSERT_EQ(out["chunks"].size(), 1u);
+  EXPECT_EQ(out["chunks"][0]["id"], "new");
+}
+
 }  // namespace
 }  // namespace engram::server::mcp

@@ -15,7 +15,8 @@ cleanup() {
 }
 trap cleanup EXIT
 port=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))  # a clash fails the start: rerun
-ENGRAM_DB=$tmp/store ENGRAM_LISTEN=127.0.0.1:$port "$root/scripts/serve" >"$tmp/out" 2>&1 &
+: >"$tmp/out"  # there before the loop below reads it
+ENGRAM_DB=$tmp/store ENGRAM_LISTEN=127.0.0.1:$port "$root/scripts/serve" >>"$tmp/out" 2>&1 &
 pid=$!
 for _ in $(seq 1 300); do
   grep -q "listening on http://127.0.0.1:$port" "$tmp/out" && break

@@ -250,6 +250,12 @@ HttpResponse Api::Dispatch(const Call& call) {
       return DeleteRecords(call);
     case Route::kSearch:
       return Search(call);
+    case Route::kListRecords:
+      return ListRecords(call);
+    case Route::kCountRecords:
+      return CountRecords(call);
+    case Route::kFacetRecords:
+      return FacetRecords(call);
     case Route::kCheckFilter:
       return CheckFilter(call, false);
     case Route::kTranslateFilter:

@@ -126,6 +126,10 @@ class Api {
   // routes_search.cc
   HttpResponse Search(const Call& call);
   HttpResponse CheckFilter(const Call& call, bool translate);
+  // routes_listing.cc
+  HttpResponse ListRecords(const Call& call);
+  HttpResponse CountRecords(const Call& call);
+  HttpResponse FacetRecords(const Call& call);
   // routes_retrieves.cc
   HttpResponse ListRetrieves();
   HttpResponse GetRetrieve(const Call& call);
@@ -150,6 +154,9 @@ nlohmann::json RetrieveJson(const RetrieveSpec& spec);
 // hits as fit in `max_reply_bytes` (0: all): the reply says `truncated` and
 // how many hits it `omitted` (the engine's cut and this one together).
 HttpResponse SearchReply(const SearchResponse& response, std::size_t max_reply_bytes = 0);
+// Facets as the 200 reply: {field, values: [{value, count}]} or {field,
+// ranges: [{from, to, count}]} (MCP's MemoryStats shows the same).
+nlohmann::json FacetsJson(const FacetResponse& response);
 // A stored JSON text as a value; a string when it is not JSON.
 nlohmann::json JsonOrString(const std::string& text);
 

@@ -78,11 +78,19 @@ std::string Metrics::Render(const Engine* engine) const {
       << "engram_http_connections " << connections_.load() << '\n';
   out << "# HELP engram_collection_records Records per collection.\n"
          "# TYPE engram_collection_records gauge\n";
-  if (engine != nullptr) {
-    for (const CollectionInfo& info : engine->ListCollections()) {
-      out << "engram_collection_records{collection=\"" << Label(info.spec.name) << "\"} "
-          << info.records << '\n';
-    }
+  if (engine == nullptr) return out.str();
+  const std::vector<CollectionInfo> collections = engine->ListCollections();
+  for (const CollectionInfo& info : collections) {
+    out << "engram_collection_records{collection=\"" << Label(info.spec.name) << "\"} "
+        << info.records << '\n';
+  }
+  out << "# HELP engram_expired_records_purged_total Expired records deleted by the "
+         "maintenance since the store was opened (collections with a ttl_field).\n"
+         "# TYPE engram_expired_records_purged_total counter\n";
+  for (const CollectionInfo& info : collections) {
+    if (info.spec.ttl_field.empty()) continue;
+    out << "engram_expired_records_purged_total{collection=\"" << Label(info.spec.name) << "\"} "
+        << info.purged << '\n';
   }
   return out.str();
 }

@@ -203,14 +203,18 @@ Decoded<CollectionSpec> DecodeCollectionSpec(const json& body, const Limits& /*l
     std::string metric = "cosine";
     std::string language = "en";
     std::string time_field;
+    std::optional<std::string> ttl_field;
     std::optional<DecaySpec> decay;
     std::optional<BoostSpec> boost;
   } spec;
   if (r.Require("name")) r.String("name", &spec.name, 64);
+  const bool ttl_given = body.is_object() && body.contains("ttl_field");
   std::optional<SchemaRef> schema;
   if (const json* s = r.Require("schema"); s != nullptr) {
     if (s->is_string()) {
       const std::string& name = s->get_ref<const std::string&>();
+      // A preset's TTL field unless the body names one ("" or null: none).
+      if (!ttl_given) spec.ttl_field = std::string(DefaultTtlField(name));
       if (name.rfind("preset:", 0) != 0) {
         r.Fail("schema", "expected \"preset:memory\", \"preset:notes\" or a schema object");
       } else if (StatusOr<SchemaRef> loaded = SchemaRef::Load(name); loaded.ok()) {
@@ -255,6 +259,7 @@ Decoded<CollectionSpec> DecodeCollectionSpec(const json& body, const Limits& /*l
   }
   r.Enum("language", &spec.language, {"en", "nl", "none"});
   r.String("time_field", &spec.time_field, 64);
+  if (ttl_given) r.String("ttl_field", &spec.ttl_field.emplace(), 64);
   ReadRanking(r, &spec.decay, &spec.boost);
   DedupSpec dedup;
   std::string dedup_text;
@@ -275,6 +280,7 @@ Decoded<CollectionSpec> DecodeCollectionSpec(const json& body, const Limits& /*l
                      spec.metric,          spec.language, spec.time_field};
   out.embedder = std::move(embedder);
   out.fusion = fusion;
+  out.ttl_field = spec.ttl_field.value_or("");
   out.decay = spec.decay;
   out.boost = spec.boost;
   out.dedup = dedup;
@@ -381,6 +387,68 @@ Decoded<SearchRequest> DecodeSearch(const json& body, const Limits& limits) {
   return Finish(r, std::move(req));
 }
 
+namespace {
+// The filter and dialect of a listing, count or facets body.
+RecordSelection ReadSelection(ObjectReader& r, const Limits& limits) {
+  RecordSelection s;
+  FilterDialect dialect = FilterDialect::kRetrieve;
+  if (ReadFilterAndDialect(r, limits, &s.filter, &dialect, std::nullopt)) {
+    s.dialect = dialect;
+  } else {
+    s.filter.clear();
+  }
+  return s;
+}
+}  // namespace
+
+Decoded<ListRequest> DecodeList(const json& body, const Limits& limits) {
+  ObjectReader r(body, "$");
+  ListRequest req;
+  req.selection = ReadSelection(r, limits);
+  r.String("order_by", &req.order_by, 128);
+  r.Size("page_size", &req.page_size, 1, kMaxPageSize);
+  r.String("page_token", &req.page_token, kMaxPageTokenBytes);
+  return Finish(r, std::move(req));
+}
+
+Decoded<RecordSelection> DecodeCount(const json& body, const Limits& limits) {
+  ObjectReader r(body, "$");
+  RecordSelection s = ReadSelection(r, limits);
+  return Finish(r, std::move(s));
+}
+
+Decoded<FacetRequest> DecodeFacets(const json& body, const Limits& limits) {
+  ObjectReader r(body, "$");
+  FacetRequest req;
+  req.selection = ReadSelection(r, limits);
+  if (r.Require("field")) r.String("field", &req.field, 64);
+  r.Size("top", &req.top, 1, kMaxFacetTop);
+  if (const json* ranges = r.Get("ranges"); ranges != nullptr) {
+    if (!ranges->is_array() || ranges->empty() || ranges->size() > kMaxFacetRanges) {
+      r.Fail("ranges", "expected an array of 1 to " + std::to_string(kMaxFacetRanges) +
+                           " {from, to} objects");
+    }
+    for (std::size_t i = 0; r.ok() && i < ranges->size(); ++i) {
+      ObjectReader range((*ranges)[i], JsonPathIndex(r.PathOf("ranges"), i));
+      FacetRange out;
+      for (const char* side : {"from", "to"}) {
+        const json* v = range.Get(side);
+        if (v == nullptr) continue;
+        if (v->is_number()) {
+          (std::string_view(side) == "from" ? out.from : out.to) = v->dump();
+        } else if (v->is_string() && v->get_ref<const std::string&>().size() <= 64) {
+          (std::string_view(side) == "from" ? out.from : out.to) = v->get<std::string>();
+        } else {
+          range.Fail(side, "expected a number or a datetime string, got " + JsonTypeName(*v));
+        }
+      }
+      if (!range.Finish()) r.Fail(range.problem());
+      req.ranges.push_back(std::move(out));
+    }
+  }
+  return Finish(r, std::move(req));
+}
+
 Decoded<FilterBody> DecodeFilter(const json& body, const Limits& limits, bool translate) {
   ObjectReader r(body, "$");
   FilterBody out;
@@ -445,6 +513,12 @@ std::optional<Problem> CheckRequest(std::string_view method, std::string_view pa
       return problem_of(DecodeDelete(doc.value(), limits));
     case Route::kSearch:
       return problem_of(DecodeSearch(doc.value(), limits));
+    case Route::kListRecords:
+      return problem_of(DecodeList(doc.value(), limits));
+    case Route::kCountRecords:
+      return problem_of(DecodeCount(doc.value(), limits));
+    case Route::kFacetRecords:
+      return problem_of(DecodeFacets(doc.value(), limits));
     case Route::kCheckFilter:
       return problem_of(DecodeFilter(doc.value(), limits, false));
     case Route::kTranslateFilter:

@@ -85,6 +85,12 @@ Decoded<EmbedderSpec> DecodeReembed(const nlohmann::json& body, const Limits& li
 Decoded<UpsertBody> DecodeUpsert(const nlohmann::json& body, const Limits& limits);
 Decoded<DeleteBody> DecodeDelete(const nlohmann::json& body, const Limits& limits);
 Decoded<SearchRequest> DecodeSearch(const nlohmann::json& body, const Limits& limits);
+// records:list {filter, dialect, order_by, page_size, page_token},
+// records:count {filter, dialect}, records:facets {field, top, ranges,
+// filter, dialect} (listing.h). Range bounds are numbers or datetime strings.
+Decoded<ListRequest> DecodeList(const nlohmann::json& body, const Limits& limits);
+Decoded<RecordSelection> DecodeCount(const nlohmann::json& body, const Limits& limits);
+Decoded<FacetRequest> DecodeFacets(const nlohmann::json& body, const Limits& limits);
 // filters/check (`translate` false) and filters/translate.
 Decoded<FilterBody> DecodeFilter(const nlohmann::json& body, const Limits& limits, bool translate);
 // PUT /v1/retrieves/{name}: the spec named `name`.

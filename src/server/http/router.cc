@@ -63,6 +63,18 @@ std::vector<Candidate> Lookup(std::string_view path, RouteMatch* m) {
       m->label = "/v1/collections/{name}/records:delete";
       return {{"POST", Route::kDeleteRecords}};
     }
+    if (n == 4 && p[3] == "records:list") {
+      m->label = "/v1/collections/{name}/records:list";
+      return {{"POST", Route::kListRecords}};
+    }
+    if (n == 4 && p[3] == "records:count") {
+      m->label = "/v1/collections/{name}/records:count";
+      return {{"POST", Route::kCountRecords}};
+    }
+    if (n == 4 && p[3] == "records:facets") {
+      m->label = "/v1/collections/{name}/records:facets";
+      return {{"POST", Route::kFacetRecords}};
+    }
     if (n == 4 && p[3] == "reembed") {
       m->label = "/v1/collections/{name}/reembed";
       return {{"POST", Route::kReembedCollection}};
@@ -137,6 +149,9 @@ bool HasJsonBody(Route route) {
     case Route::kUpsertRecords:
     case Route::kDeleteRecords:
     case Route::kSearch:
+    case Route::kListRecords:
+    case Route::kCountRecords:
+    case Route::kFacetRecords:
     case Route::kCheckFilter:
     case Route::kTranslateFilter:
     case Route::kPutRetrieve:

@@ -12,7 +12,9 @@ nlohmann::json CollectionJson(const CollectionInfo& info) {
                       {"schema", JsonOrString(spec.schema.ToJson())},
                       {"text", std::move(text)},
                       {"language", spec.language},
-                      {"time_field", spec.time_field}};
+                      {"time_field", spec.time_field},
+                      {"ttl_field", spec.ttl_field},
+                      {"purged", info.purged}};
   if (spec.vector_dim > 0) c["vector"] = {{"dim", spec.vector_dim}, {"metric", spec.metric}};
   if (spec.decay) c["decay"] = DecayText(*spec.decay);
   if (spec.boost) c["boost"] = BoostText(*spec.boost);

@@ -141,6 +141,8 @@ Protocol::Protocol(Engine* engine, McpOptions options)
   tools_.push_back(MakeStoreMemoryTool());
   tools_.push_back(MakeForgetMemoryTool());
   tools_.push_back(MakeRetrieveTool());
+  tools_.push_back(MakeListMemoriesTool());
+  tools_.push_back(MakeMemoryStatsTool());
 }
 
 std::optional<json> Protocol::Handle(const RpcEntry& entry, const Principal& principal,

@@ -52,6 +52,8 @@ std::unique_ptr<Tool> MakeSearchMemoryTool();
 std::unique_ptr<Tool> MakeStoreMemoryTool();
 std::unique_ptr<Tool> MakeForgetMemoryTool();
 std::unique_ptr<Tool> MakeRetrieveTool();
+std::unique_ptr<Tool> MakeListMemoriesTool();
+std::unique_ptr<Tool> MakeMemoryStatsTool();
 
 }  // namespace engram::server::mcp
 
