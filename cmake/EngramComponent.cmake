@@ -34,7 +34,7 @@ endif()
 function(engram_component)
   cmake_parse_arguments(C "" "NAME" "SRCS;DEPS;TESTS;TEST_DEPS" ${ARGN})
   set(target engram_${C_NAME})
-  add_library(${target} STATIC ${C_SRCS})
+  add_library(${target} ${C_SRCS})  # STATIC unless BUILD_SHARED_LIBS
   target_include_directories(${target} PUBLIC ${PROJECT_SOURCE_DIR}/src
                                               ${PROJECT_SOURCE_DIR}/include)
   target_link_libraries(${target} PUBLIC ${C_DEPS})

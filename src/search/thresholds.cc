@@ -39,15 +39,12 @@ double VectorRelevance(vector::Metric metric, double distance) {
 namespace {
 
 // A unit's bound over the postings of the records in `within` only: per
-// field, the largest tf and the shortest length among them. A phrase, as
-// plan.cc bounds it, takes its words' smallest max_tf and largest min_len; a
-// prefix (`any`: its words' tfs summed in a document) the sum of its words'
-// max_tf and their smallest min_len.
+// word and field, the largest tf and the shortest length among them, folded
+// as the plan folds the collection-wide figures.
 double BoundWithin(const text::IndexData& data, const text::Bm25& bm25, const text::PlanUnit& u,
                    const roaring::Roaring& within) {
   const std::size_t nf = data.num_fields();
-  std::vector<std::uint32_t> max_tf(nf, u.any ? 0 : UINT32_MAX);
-  std::vector<std::uint32_t> min_len(nf, u.any ? UINT32_MAX : 0);
+  text::UnitBound bound(u.any, nf);
   for (const std::uint32_t w : u.words) {
     const text::TermPostings& p = data.postings[w];
     std::vector<std::uint32_t> word_tf(nf, 0), word_len(nf, UINT32_MAX);
@@ -60,22 +57,9 @@ double BoundWithin(const text::IndexData& data, const text::Bm25& bm25, const te
         word_len[f] = std::min(word_len[f], data.length(d, f));
       }
     });
-    for (std::size_t f = 0; f < nf; ++f) {
-      if (u.any) {
-        max_tf[f] += word_tf[f];
-        if (word_tf[f] != 0) min_len[f] = std::min(min_len[f], word_len[f]);
-      } else {
-        max_tf[f] = std::min(max_tf[f], word_tf[f]);
-        min_len[f] = std::max(min_len[f], word_tf[f] == 0 ? 0 : word_len[f]);
-      }
-    }
+    bound.Add(word_tf, word_len);
   }
-  if (u.any) {
-    for (std::size_t f = 0; f < nf; ++f) {
-      if (max_tf[f] == 0) min_len[f] = 0;
-    }
-  }
-  return bm25.Bound(u.idf, max_tf, min_len);
+  return bound.Score(bm25, u.idf);
 }
 
 }  // namespace

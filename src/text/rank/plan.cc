@@ -93,29 +93,10 @@ class Compiler {
     return it->second;
   }
 
-  // A phrase occurs in field f only where all its words do: its tf there is
-  // at most the smallest of their max_tf, and the field is at least as long
-  // as the largest of their min_len. A prefix's tf in f is a sum of its
-  // terms' tfs, so at most the sum of their max_tf, in a field at least as
-  // long as the shortest min_len among the terms that occur in f.
   double Bound(const PlanUnit& u) const {
-    const std::size_t nf = data_.num_fields();
-    std::vector<std::uint32_t> max_tf(nf, u.any ? 0 : UINT32_MAX);
-    std::vector<std::uint32_t> min_len(nf, u.any ? UINT32_MAX : 0);
-    for (std::uint32_t w : u.words) {
-      const TermPostings& p = data_.postings[w];
-      for (std::size_t f = 0; f < nf; ++f) {
-        if (!u.any) {
-          max_tf[f] = std::min(max_tf[f], p.max_tf[f]);
-          min_len[f] = std::max(min_len[f], p.min_len[f]);
-        } else if (p.max_tf[f] > 0) {
-          const std::uint64_t sum = std::uint64_t{max_tf[f]} + p.max_tf[f];
-          max_tf[f] = static_cast<std::uint32_t>(std::min<std::uint64_t>(sum, UINT32_MAX));
-          min_len[f] = std::min(min_len[f], p.min_len[f]);
-        }
-      }
-    }
-    return bm25_.Bound(u.idf, max_tf, min_len);
+    UnitBound bound(u.any, data_.num_fields());
+    for (std::uint32_t w : u.words) bound.Add(data_.postings[w].max_tf, data_.postings[w].min_len);
+    return bound.Score(bm25_, u.idf);
   }
 
   const IndexData& data_;
@@ -140,6 +121,27 @@ bool NeedsPositive(const PlanNode& node) {
 }
 
 }  // namespace
+
+UnitBound::UnitBound(bool any, std::size_t num_fields)
+    : any_(any), max_tf_(num_fields, any ? 0 : UINT32_MAX), min_len_(num_fields, 0) {}
+
+void UnitBound::Add(const std::vector<std::uint32_t>& max_tf,
+                    const std::vector<std::uint32_t>& min_len) {
+  for (std::size_t f = 0; f < max_tf_.size(); ++f) {
+    if (!any_) {
+      max_tf_[f] = std::min(max_tf_[f], max_tf[f]);
+      min_len_[f] = std::max(min_len_[f], max_tf[f] == 0 ? 0 : min_len[f]);
+    } else if (max_tf[f] > 0) {
+      const std::uint64_t sum = std::uint64_t{max_tf_[f]} + max_tf[f];
+      min_len_[f] = max_tf_[f] == 0 ? min_len[f] : std::min(min_len_[f], min_len[f]);
+      max_tf_[f] = static_cast<std::uint32_t>(std::min<std::uint64_t>(sum, UINT32_MAX));
+    }
+  }
+}
+
+double UnitBound::Score(const Bm25& bm25, double idf) const {
+  return bm25.Bound(idf, max_tf_, min_len_);
+}
 
 Plan CompilePlan(const IndexData& data, const Bm25& bm25, const Node& root,
                  std::size_t max_expansions) {

@@ -48,6 +48,28 @@ struct Plan {
   bool needs_positive = true;
 };
 
+// Folds a unit's words' per-field figures into the unit's score bound. Each
+// word gives, per field, its largest tf and the shortest length of a field
+// it occurs in (tf 0: it occurs in none). A phrase occurs in field f only
+// where all its words do: its tf there is at most the smallest of their
+// max_tf, and the field is at least as long as the largest of their min_len.
+// A prefix's (`any`) tf in f is the sum of its terms' tfs, so at most the sum
+// of their max_tf, in a field at least as long as the shortest min_len among
+// the terms that occur in f.
+class UnitBound {
+ public:
+  UnitBound(bool any, std::size_t num_fields);
+  // One word's figures; both vectors have num_fields entries.
+  void Add(const std::vector<std::uint32_t>& max_tf, const std::vector<std::uint32_t>& min_len);
+  // The bound of a unit with `idf` over the words added.
+  double Score(const Bm25& bm25, double idf) const;
+
+ private:
+  bool any_;
+  std::vector<std::uint32_t> max_tf_;
+  std::vector<std::uint32_t> min_len_;
+};
+
 // Compiles `root`; the prefixes together read at most `max_expansions`
 // dictionary words (ExpandPrefix), the later ones cut short past it (callers
 // refuse such queries first with CheckExpansions).
