@@ -397,7 +397,8 @@ class Engine {
                                                         std::string_view filter);
   StatusOr<RetrieveSpec> GetRetrieve(std::string_view name) const;
   // Runs the configuration with a query (and a vector when the collection
-  // has vectors and no text), scoped and bounded as Search.
+  // has vectors and no text), with the collection's default fusion and
+  // ranking, scoped and bounded as Search.
   StatusOr<SearchResponse> Retrieve(std::string_view name, std::string_view query,
                                     std::optional<std::vector<float>> vector = std::nullopt,
                                     const std::optional<Scope>& scope = std::nullopt,

@@ -153,7 +153,7 @@ std::vector<Deduplicated> Deduplicate(const Collection& c, const Collection::Wri
   // Exact: hash -> kept records' positions in `kept`, with their content.
   std::unordered_multimap<std::uint64_t, std::size_t> kept_by_hash;
   std::vector<std::string> kept_content;
-  // Near: the owner's stored records (less those replaced), and its kept records.
+  // Near: the owner's stored records (less those excluded), and its kept records.
   std::map<std::optional<std::string>, roaring::Roaring> owner_docs;
   std::map<std::optional<std::string>, std::vector<std::size_t>> kept_by_owner;
   // Near: stored records no record duplicates (replaced or expired).

@@ -202,6 +202,15 @@ TEST_F(RankingTest, CollectionDefaultSurvivesReopenAndCanBeSwitchedOff) {
   ASSERT_TRUE(old && old->decay && old->boost);
   EXPECT_DOUBLE_EQ(*old->decay, 0.2);
   EXPECT_DOUBLE_EQ(*old->boost, 2.0);
+  // A named retrieve configuration ranks by the defaults too.
+  ASSERT_TRUE(
+      e->PutRetrieve({"all", "memos", FilterDialect::kRetrieve, "", 10, 0, SearchMode::kText})
+          .ok());
+  StatusOr<SearchResponse> retrieved = e->Retrieve("all", "river trade");
+  ASSERT_TRUE(retrieved.ok()) << retrieved.status().message();
+  const SearchHit* old_retrieved = HitOf(*retrieved, "old");
+  ASSERT_TRUE(old_retrieved && old_retrieved->decay && old_retrieved->boost);
+  EXPECT_DOUBLE_EQ(*old_retrieved->final_score, *old->final_score);
   SearchRequest off = Query("river trade");
   off.decay = ParseDecay("off").value();
   const SearchResponse no_decay = Search(*e, off);

@@ -9,6 +9,7 @@
 #include "engine/embedding.h"
 #include "engine/engine_impl.h"
 #include "engine/internal.h"
+#include "engine/ranking.h"
 #include "engine/scope.h"
 #include "text/query/query.h"
 
@@ -199,12 +200,22 @@ StatusOr<SearchResponse> Engine::Retrieve(std::string_view name, std::string_vie
   if (state->spec.mode == SearchMode::kText && text) r.mode = search::Mode::kText;
   if (state->spec.mode == SearchMode::kVector && vectors) r.mode = search::Mode::kVector;
   r.filter = state->filter.get();
+  const Datetime now = impl_->Now();  // expiry's and decay's
   ASSIGN_OR_RETURN(std::optional<filter::CompiledFilter> read,
-                   engine::VisibleFilter(*c, scope, impl_->Now()));
+                   engine::VisibleFilter(*c, scope, now));
   if (read) r.scope = &*read;
   r.dialect = ToInternal(state->spec.dialect);
   r.k = state->spec.top_k;
   r.fusion = DefaultFusion(c->spec());
+  // The collection's default ranking, as a search that names none gets it.
+  Checked<search::Ranking> ranking =
+      engine::ResolveRanking(c->schema(), c->spec().decay, c->spec().boost, now);
+  if (!ranking.ok()) {
+    SearchResponse rejected;
+    rejected.rejected = ranking.diagnostic();
+    return rejected;
+  }
+  r.ranking = std::move(ranking).value();
   // The threshold is a distance (SEARCH.md §2): it applies when vectors are searched.
   if (vectors && state->spec.threshold > 0) r.threshold = state->spec.threshold;
   return impl_->Run(*c, r, bounds.max_reply_bytes);
