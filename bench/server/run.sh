@@ -20,11 +20,18 @@
 #   bench/server/run.sh --duration 300            the 5-minute run
 #   BUILD_DIR=build/h5 bench/server/run.sh        an already configured build directory
 #   VECTORS=path/fasttext-debian.tsv bench/server/run.sh   reuse prepared vectors
+#   DATA_DIR=path (holding debian/packages.jsonl.gz) instead of ../shared/data
 #   options: --duration S  --connections N (16)  --wrk-threads T (1)  --requests N (2000)
 #            --reuse (keep an existing store and requests)  --no-single (skip 1 connection)
 #            --no-json (skip the in-process + JSON rows)
 #   SERVER_ARGS="..." are appended to the `engram serve` command line;
-#   ENGRAM_BIN=path/engram uses that binary instead of building <build>/app/engram.
+#   ENGRAM_BIN=path/engram uses that binary instead of building <build>/app/engram,
+#   SERVER_BENCH=path/server_bench that one instead of building server_bench
+#   (both: nothing is built, e.g. an older engram measured beside this one);
+#   SERVER_CPUS=LIST CLIENT_CPUS=LIST (taskset lists, e.g. 0-3 and 8): on a
+#   machine with cores to spare, the server and the in-process searches run
+#   on SERVER_CPUS and wrk on cores of its own, so that the client takes
+#   nothing from the server.
 #
 # wrk, the server and (in step 2) the searching threads share the machine's
 # cores: on 2 cores wrk's own CPU is taken from the server, which is why wrk
@@ -49,16 +56,24 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 short=$(( duration < 20 ? duration : 20 ))       # the 1-connection runs
-json_duration=$(( duration < 60 ? duration : 60 ))  # the in-process + JSON run at N connections
+json_duration=$(( duration < 60 ? duration : 60 ))  # the in-process runs at N connections
 
-bench_build server_bench
-bench=$BUILD_DIR/bench/server/server_bench
+if [[ -n "${SERVER_BENCH:-}" ]]; then
+  bench=$SERVER_BENCH
+  BUILD_DIR=$(mkdir -p "${BUILD_DIR:-build/bench}" && cd "${BUILD_DIR:-build/bench}" && pwd)
+else
+  bench_build server_bench
+  bench=$BUILD_DIR/bench/server/server_bench
+fi
 if [[ -n "${ENGRAM_BIN:-}" ]]; then
   engram=$ENGRAM_BIN
 else
   cmake --build "$BUILD_DIR" --target engram >&2
   engram=$BUILD_DIR/app/engram
 fi
+server_pin=() client_pin=()
+if [[ -n "${SERVER_CPUS:-}" ]]; then server_pin=(taskset -c "$SERVER_CPUS"); fi
+if [[ -n "${CLIENT_CPUS:-}" ]]; then client_pin=(taskset -c "$CLIENT_CPUS"); fi
 if [[ -z "${VECTORS:-}" ]]; then
   bench/vector/prepare_fasttext.sh "$BUILD_DIR/vector-data"
   VECTORS=$BUILD_DIR/vector-data/fasttext-debian.tsv
@@ -73,12 +88,15 @@ bench_machine
 echo
 echo "# engram server load test"
 echo
-echo "build: $BUILD_DIR ($(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$BUILD_DIR/CMakeCache.txt"))"
+echo "build: $BUILD_DIR ($(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$BUILD_DIR/CMakeCache.txt" 2>/dev/null)); engram: $engram; server_bench: $bench"
+echo "cores: server and in-process searches ${SERVER_CPUS:-any}, wrk ${CLIENT_CPUS:-any}"
 if [[ $reuse == 1 && -d $work/store && -s $work/requests.jsonl ]]; then
   echo "store and requests reused from $work"
 else
-  echo "command: $bench prep --vectors $VECTORS --work $work --requests $requests"
-  "$bench" prep --vectors "$VECTORS" --work "$work" --requests "$requests"
+  data_args=()
+  if [[ -n "${DATA_DIR:-}" ]]; then data_args=(--data "$DATA_DIR"); fi
+  echo "command: $bench prep ${data_args[*]} --vectors $VECTORS --work $work --requests $requests"
+  "$bench" prep "${data_args[@]}" --vectors "$VECTORS" --work "$work" --requests "$requests"
 fi
 
 # ---- in-process ----
@@ -86,11 +104,11 @@ inprocess() {  # connections duration [--json] [--expect FILE]
   local c=$1 d=$2
   shift 2
   echo "in-process: $c connections, $d s $*" >&2
-  "$bench" inprocess --db "$work/store" --requests "$work/requests.jsonl" \
+  "${server_pin[@]}" "$bench" inprocess --db "$work/store" --requests "$work/requests.jsonl" \
     --connections "$c" --duration "$d" "$@" | grep '^RESULT' |
     sed "s/^RESULT /RESULT c=$c /; s/\$/ load=$(cut -d' ' -f1 /proc/loadavg)/" >>"$results"
 }
-inprocess "$connections" "$duration" --expect "$work/expect.txt" --expect-count 30
+inprocess "$connections" "$json_duration" --expect "$work/expect.txt" --expect-count 30
 if [[ $json == 1 ]]; then inprocess "$connections" "$json_duration" --json; fi
 if [[ $single == 1 ]]; then
   inprocess 1 "$short"
@@ -101,7 +119,7 @@ fi
 log=$work/server.log
 : >"$log"  # there before the loop below reads it: the job opens it in its own time
 # shellcheck disable=SC2086  # SERVER_ARGS is a word list
-"$engram" serve --db "$work/store" --listen 127.0.0.1:0 ${SERVER_ARGS:-} >"$log" 2>&1 &
+"${server_pin[@]}" "$engram" serve --db "$work/store" --listen 127.0.0.1:0 ${SERVER_ARGS:-} >"$log" 2>&1 &
 server=$!
 sampler=""
 cleanup() {
@@ -141,7 +159,7 @@ run_wrk() {  # connections duration label [url lua-argument] -> appends a RESULT
   local cpu0 cpu1
   cpu0=$(cpu_ticks)
   /usr/bin/time -f 'WRKCPU %U %S' -o "$work/wrk-$label.time" \
-    wrk -t"$t" -c"$c" -d"${d}s" --timeout 10s --latency -s "$lua" "$target" -- "$arg" \
+    "${client_pin[@]}" wrk -t"$t" -c"$c" -d"${d}s" --timeout 10s --latency -s "$lua" "$target" -- "$arg" \
     >"$out"
   cpu1=$(cpu_ticks)
   local wrkcpu
