@@ -8,8 +8,9 @@
 #     in <build>/server-bench/store and writes requests.jsonl: 2,000 search
 #     bodies, the filters cycling through ~50 %, ~5 % and ~0.5 % selectivity;
 #  2. `server_bench inprocess`: the same bodies through Engine::Search from N
-#     threads, closed loop, for the duration (and once more decoding each body
-#     and writing the reply with the server's own code: "in-process + JSON");
+#     threads, closed loop, for the duration but at most 60 s (and once more
+#     decoding each body and writing the reply with the server's own code:
+#     "in-process + JSON");
 #  3. `engram serve --db <store> --listen 127.0.0.1:0`; the first answers are
 #     checked against the in-process hits; a 5 s warm-up; then
 #     `wrk -t1 -cN -d<duration> --latency -s bench/server/search.lua` while
@@ -56,7 +57,7 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 short=$(( duration < 20 ? duration : 20 ))       # the 1-connection runs
-json_duration=$(( duration < 60 ? duration : 60 ))  # the in-process runs at N connections
+inprocess_duration=$(( duration < 60 ? duration : 60 ))  # the in-process runs at N connections
 
 if [[ -n "${SERVER_BENCH:-}" ]]; then
   bench=$SERVER_BENCH
@@ -108,8 +109,8 @@ inprocess() {  # connections duration [--json] [--expect FILE]
     --connections "$c" --duration "$d" "$@" | grep '^RESULT' |
     sed "s/^RESULT /RESULT c=$c /; s/\$/ load=$(cut -d' ' -f1 /proc/loadavg)/" >>"$results"
 }
-inprocess "$connections" "$json_duration" --expect "$work/expect.txt" --expect-count 30
-if [[ $json == 1 ]]; then inprocess "$connections" "$json_duration" --json; fi
+inprocess "$connections" "$inprocess_duration" --expect "$work/expect.txt" --expect-count 30
+if [[ $json == 1 ]]; then inprocess "$connections" "$inprocess_duration" --json; fi
 if [[ $single == 1 ]]; then
   inprocess 1 "$short"
   if [[ $json == 1 ]]; then inprocess 1 "$short" --json; fi
