@@ -289,7 +289,7 @@ StatusOr<Collection::Writer> Collection::Write() {
   Writer writer(*this);
   if (dropped_) {
     return Status::NotFound("collection '" + spec_.name + "' was " +
-                            (superseded_ ? "replaced" : "dropped"));
+                            (retired_ ? "replaced" : "dropped"));
   }
   return writer;
 }

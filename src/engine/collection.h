@@ -199,9 +199,9 @@ class Collection {
     // Marks the collection dropped: later Writers are refused.
     void Drop() { c_->dropped_ = true; }
     // Marks this incarnation replaced by another of the same name (a switch
-    // of embedder): later Writers are refused and superseded() tells their
+    // of embedder): later Writers are refused and retired() tells their
     // callers to write to the collection the name now has.
-    void Supersede() { c_->dropped_ = c_->superseded_ = true; }
+    void Retire() { c_->dropped_ = c_->retired_ = true; }
 
    private:
     friend class Collection;
@@ -210,9 +210,9 @@ class Collection {
     std::unique_lock<std::mutex> lock_;
     std::vector<std::uint32_t> assigned_;  // new numbers, until Apply takes them
   };
-  // NotFound once the collection was dropped or superseded.
+  // NotFound once the collection was dropped or retired.
   StatusOr<Writer> Write();
-  bool superseded() const { return superseded_.load(); }
+  bool retired() const { return retired_.load(); }
 
   // Loading, before the collection is visible to any other thread (no locks):
   // installs snapshot indexes, indexes stored records as of the store's
@@ -275,7 +275,7 @@ class Collection {
   std::uint32_t next_doc_ = 0;                          // no number at or above it is in use
   std::uint64_t applied_seq_ = 0;                       // the sequence of the last batch applied
   bool dropped_ = false;                                // under write_mutex_
-  std::atomic<bool> superseded_{false};                 // set under write_mutex_
+  std::atomic<bool> retired_{false};                    // set under write_mutex_
   std::shared_ptr<const CollectionEmbedder> embedder_;  // null without an embedder
 
   mutable std::shared_mutex mutex_;  // readers share it; index changes hold it exclusively

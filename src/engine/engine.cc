@@ -144,13 +144,13 @@ Status Engine::DropCollection(std::string_view name) {
   // The writer lock orders the drop after every write in progress (without
   // holding up the other collections meanwhile); a write waiting for it
   // then finds the collection dropped (NotFound). A switch of embedder that
-  // superseded the incarnation found first hands the drop to the new one.
+  // retired the incarnation found first hands the drop to the new one.
   for (int attempt = 0; !held; ++attempt) {
     ASSIGN_OR_RETURN(c, impl_->Find(name));
     StatusOr<Collection::Writer> w = c->Write();
     if (w.ok()) {
       held.emplace(std::move(w).value());
-    } else if (!c->superseded() || attempt == 3) {
+    } else if (!c->retired() || attempt == 3) {
       return w.status();
     }
   }

@@ -78,14 +78,14 @@ struct Engine::Impl {
                                 const Deadline& deadline, std::size_t max_reply_bytes) const;
 
   // Runs the write `fn` on the collection `name` has now; when a switch of
-  // embedder (Reembed) superseded that incarnation before `fn` took its
+  // embedder (Reembed) retired that incarnation before `fn` took its
   // writer, runs it again on the new one (a few times at most).
   template <typename Fn>
   StatusOr<WriteResult> OnCurrent(std::string_view name, const Fn& fn) {
     for (int attempt = 0;; ++attempt) {
       ASSIGN_OR_RETURN(std::shared_ptr<engine::Collection> c, Find(name));
       StatusOr<WriteResult> written = fn(*c);
-      if (written.ok() || !c->superseded() || attempt == 3) return written;
+      if (written.ok() || !c->retired() || attempt == 3) return written;
     }
   }
   // Engine::Upsert and Delete on one incarnation of the collection.

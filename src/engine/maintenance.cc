@@ -28,8 +28,8 @@ Status CheckpointCollection(storage::Store& store, Collection& c) {
   // one, and both would be subtracted from the changes since the first.
   static std::mutex one_at_a_time;
   std::lock_guard<std::mutex> lock(one_at_a_time);
-  // A superseded incarnation's images are older than its successor's.
-  if (c.superseded()) return Status::Ok();
+  // A retired incarnation's images are older than its successor's.
+  if (c.retired()) return Status::Ok();
   std::optional<Capture> capture = c.Capture();
   if (!capture) return Status::Ok();
   const std::string& name = c.spec().name;

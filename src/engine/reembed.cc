@@ -6,7 +6,7 @@
 // incarnation's writer, the records written or removed meanwhile are redone
 // in the new one, every record's new vector and the new configuration are
 // written in one durable batch, and the collections map points the name at
-// the new incarnation; the old one is marked superseded, so a write waiting
+// the new incarnation; the old one is marked retired, so a write waiting
 // for its writer runs again on the new one (engine_impl.h OnCurrent).
 // A crash before the batch leaves the old collection; after it, the new.
 #include <chrono>
@@ -155,7 +155,7 @@ StatusOr<Engine::ReembedReport> Engine::Reembed(
     auto it = impl_->collections.find(name);
     if (it != impl_->collections.end() && it->second == old) it->second = fresh;
   }
-  old_writer.Supersede();
+  old_writer.Retire();
   impl_->maintenance->Wake();
   ReembedReport report;
   report.records = now.size();
