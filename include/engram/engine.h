@@ -163,6 +163,30 @@ struct Deduplicated {
   std::string duplicate_of;          // the id of the same owner's record it duplicates
   std::optional<double> similarity;  // near: the similarity to that record
 };
+// Supersession (README "Supersession"): a record written with a top-level
+// `"supersedes": ["id", ...]` (at most 64 distinct ids, not its own) makes
+// those records of its own owner (the same agent_id; the whole collection
+// without an agent_id field) no longer current, at the write's instant
+// (Options::clock). A superseded record is kept, with the time it was
+// written and the time it stopped being current, durably; default reads
+// (search, list, count, facets, get, collection counts, Retrieve) see
+// current records only, and a read `as_of` an instant T sees the records
+// written at or before T and not superseded by T (records written before
+// versions were kept count as written at every instant). Records expired
+// at now stay invisible at every as_of; deleted records are gone. A write
+// that names a record it cannot supersede (absent, expired, another
+// owner's: one answer, so nothing is told of others' ids) is rejected
+// (record.supersedes_unknown, path supersedes[i]), nothing written. Naming
+// a record already superseded keeps its first time (retrying a write is
+// harmless). Writing a record again (same key) makes it current. A
+// record skipped as a duplicate (dedup) supersedes nothing; superseded
+// records are no duplicates' originals.
+struct Superseded {
+  std::size_t index = 0;   // the 0-based position in the batch of the superseding record
+  std::string id;          // its id
+  std::string superseded;  // the id of the record it made no longer current
+};
+
 struct WriteResult {
   std::size_t written = 0;  // records put or removed
   std::optional<Diagnostic> rejected;
@@ -170,6 +194,33 @@ struct WriteResult {
   // Upsert, in a collection with dedup: the records skipped as duplicates,
   // in batch order.
   std::vector<Deduplicated> deduplicated = {};
+  // Upsert: the records this write made no longer current, in batch order
+  // (those superseded already are not listed again).
+  std::vector<Superseded> superseded = {};
+};
+
+// Get with versions: the record `id` names for the caller as of `as_of`
+// (RFC 3339 or a date; empty: the current record), and with
+// `include_history` its predecessors (see Superseded): the records it
+// supersedes, theirs, and so on, that the caller can read, newest written
+// first, at most 100 (`history_truncated` says more were left).
+struct GetRequest {
+  std::optional<Scope> scope;        // the caller; nullopt: unscoped
+  std::optional<std::string> agent;  // the owner, as "Record keys"
+  std::string as_of;
+  bool include_history = false;
+};
+struct RecordVersion {
+  std::string id;
+  std::string record;         // the stored record as a JSON object (without its vector)
+  std::string written_at;     // RFC 3339; empty for a record from before versions were kept
+  std::string superseded_at;  // RFC 3339 when no longer current, else empty
+};
+struct GetResponse {
+  std::optional<RecordVersion> found;  // nullopt: none the caller can read (as of as_of)
+  std::vector<RecordVersion> history;
+  bool history_truncated = false;
+  std::optional<Diagnostic> rejected;  // a bad as_of (path "as_of")
 };
 
 enum class SearchMode { kText, kVector, kHybrid };
@@ -200,6 +251,7 @@ struct SearchRequest {
   std::optional<BoostSpec> boost;
   std::optional<FusionSpec> fusion;  // hybrid; default: the collection's
   std::string anchor;                // YYYY-MM-DD for temporal hints; empty: today
+  std::string as_of = {};            // the records current then (see Superseded); empty: now
   bool explain = false;
   bool impact = false;
   RequestBounds bounds;
@@ -334,6 +386,10 @@ class Engine {
       std::string_view collection, std::string_view id,
       const std::optional<Scope>& scope = std::nullopt,
       const std::optional<std::string>& agent = std::nullopt) const;
+  // The same with its version, as of an instant, with its history
+  // (GetRequest); failures as Get's.
+  StatusOr<GetResponse> Get(std::string_view collection, std::string_view id,
+                            const GetRequest& request) const;
 
   const RecoveryReport& recovery() const;
 

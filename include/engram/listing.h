@@ -30,6 +30,9 @@ struct RecordSelection {
   std::optional<Scope> scope;  // nullopt: unscoped (the store's owner)
   std::optional<FilterDialect> dialect;
   std::string filter;  // in `dialect` (default vector_filter); empty: none
+  // The records current at this instant (engine.h, Superseded; RFC 3339 or
+  // a date); empty: the current records. A bad one is `rejected` at as_of.
+  std::string as_of = {};
 };
 
 // One page of records in a total order (Google AIP-158). `order_by` names a
@@ -39,7 +42,7 @@ struct RecordSelection {
 // the field come last; ties go by record key (agent and id). The page token
 // is opaque, holds the position after the page's last record (keyset
 // pagination) and is bound to the query: used with another filter, dialect,
-// order, scope or collection it is refused (`rejected`, path page_token).
+// order, scope, as_of or collection it is refused (`rejected`, path page_token).
 // Because the position is a key, not an offset, a listing under concurrent
 // writes never shows a record twice nor skips one that existed, unchanged,
 // for the whole listing.

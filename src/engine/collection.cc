@@ -11,6 +11,7 @@
 #include "engine/embedding.h"
 #include "engine/internal.h"
 #include "engine/record_key.h"
+#include "engine/version.h"
 #include "schema/record.h"
 #include "search/thresholds.h"
 #include "vector/metric.h"
@@ -31,7 +32,10 @@ text::Stemmer StemmerOf(const std::string& language) {
 }  // namespace
 
 Collection::Collection(CollectionSpec spec, std::shared_ptr<const Embedder> opened)
-    : spec_(std::move(spec)), metadata_(spec_.schema.get()), owner_slot_(OwnerSlot(schema())) {
+    : spec_(std::move(spec)),
+      row_schema_(RowSchema(schema())),
+      metadata_(row_schema_),
+      owner_slot_(OwnerSlot(schema())) {
   if (!spec_.text.empty()) text_.emplace(TextOptions());
   if (spec_.vector_dim > 0) vectors_.emplace(VectorOptions());
   if (!spec_.time_field.empty()) {
@@ -134,6 +138,12 @@ Checked<PreparedRecord> Collection::Prepare(std::string_view json_text) const {
   } else if (vec != object.end()) {
     return RecordDiagnostic("vector", "field 'vector': the collection has no vectors");
   }
+  if (object.contains(std::string(kVersionMember))) {
+    const std::string name(kVersionMember);
+    return RecordDiagnostic(name, "field '" + name +
+                                      "' is reserved (the engine keeps the "
+                                      "record's version there)");
+  }
   // Text fields: strings (or absent/null).
   out.texts.resize(spec_.text.size());
   for (std::size_t i = 0; i < spec_.text.size(); ++i) {
@@ -151,8 +161,13 @@ Checked<PreparedRecord> Collection::Prepare(std::string_view json_text) const {
   if (record.value().id.size() > kMaxIdBytes) {
     return RecordDiagnostic("id", "id is longer than " + std::to_string(kMaxIdBytes) + " bytes");
   }
+  Checked<std::vector<std::string>> supersedes =
+      ParseSupersedes(object, record.value().id, kMaxIdBytes);
+  if (!supersedes.ok()) return supersedes.diagnostic();
+  out.supersedes = std::move(supersedes).value();
   out.id = std::move(record.value().id);
   out.slots = std::move(record.value().slots);
+  out.slots.resize(row_schema_->fields().size());  // the write sets the version
   out.key = KeyOf(out.id, out.slots);
   out.body = json::Dump(object);
   SetContentHash(&out);
@@ -178,6 +193,11 @@ StatusOr<PreparedRecord> Collection::Reload(std::string_view body,
   if (!read.ok() || !read.value.is_object()) {
     return Status::Corruption("stored record is not a JSON object");
   }
+  Version version;
+  const bool versioned = read.value.contains(std::string(kVersionMember));
+  if (std::optional<std::string> bad = TakeVersion(&read.value, &version)) {
+    return Status::Corruption(*bad);
+  }
   Checked<Record> record = ParseRecord(read.value, schema());
   if (!record.ok()) {
     return Status::Corruption("stored record fails the schema: " + record.diagnostic().message);
@@ -185,6 +205,9 @@ StatusOr<PreparedRecord> Collection::Reload(std::string_view body,
   PreparedRecord out;
   out.id = std::move(record.value().id);
   out.slots = std::move(record.value().slots);
+  out.slots.resize(row_schema_->fields().size());
+  if (version.written_at) out.slots[written_slot()] = *version.written_at;
+  if (version.superseded_at) out.slots[superseded_slot()] = *version.superseded_at;
   out.key = KeyOf(out.id, out.slots);
   out.texts.resize(spec_.text.size());
   for (std::size_t i = 0; i < spec_.text.size(); ++i) {
@@ -195,9 +218,20 @@ StatusOr<PreparedRecord> Collection::Reload(std::string_view body,
     out.vector.resize(spec_.vector_dim);
     std::memcpy(out.vector.data(), vector_bytes.data(), vector_bytes.size());
   }
-  out.body = std::move(text);
+  // The body without the version member (written as Prepare wrote it).
+  out.body = versioned ? json::Dump(read.value) : std::move(text);
   SetContentHash(&out);
   return out;
+}
+
+std::string Collection::StoredBodyOf(const PreparedRecord& r) const {
+  Version version;
+  if (const Datetime* t = std::get_if<Datetime>(&r.slots[written_slot()])) version.written_at = *t;
+  if (const Datetime* t = std::get_if<Datetime>(&r.slots[superseded_slot()])) {
+    version.superseded_at = *t;
+  }
+  if (!version.written_at && !version.superseded_at) return r.body;
+  return StoredBody(r.body, version);
 }
 
 void Collection::SetContentHash(PreparedRecord* r) const {
@@ -375,6 +409,9 @@ Status Collection::Put(const std::vector<std::uint32_t>& docs, std::vector<Prepa
       if (doc >= content_hashes_.size()) content_hashes_.resize(doc + 1, 0);
       content_hashes_[doc] = r.content_hash;
       by_content_.emplace(r.content_hash, doc);
+    }
+    if (!std::holds_alternative<std::monostate>(r.slots[superseded_slot()])) {
+      has_superseded_.store(true, std::memory_order_relaxed);
     }
     metadata_.Put(doc, std::move(r.slots));
     if (text_ && r.index_text) {

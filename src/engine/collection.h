@@ -58,9 +58,12 @@ struct PreparedRecord {
   std::string id;
   std::string key;                 // what the store and Find know it by (record_key.h)
   std::string body;                // the record as stored: a JSON object without `vector`
-  std::vector<Value> slots;        // by schema slot
+  std::vector<Value> slots;        // by row_schema slot: the schema's, then the version's
   std::vector<std::string> texts;  // by text field, "" when absent
   std::vector<float> vector;       // dim values, or empty
+  // The ids it supersedes (version.h), as written: same owner, resolved
+  // by the write.
+  std::vector<std::string> supersedes;
   // Exact dedup (dedup.h): the hash of the owner and normalised content.
   std::uint64_t content_hash = 0;
   std::size_t position = 0;  // Upsert: where the record was in the request
@@ -104,6 +107,17 @@ class Collection {
   // The configuration never changes: no lock needed.
   const CollectionSpec& spec() const { return spec_; }
   const Schema& schema() const { return *spec_.schema.get(); }
+  // The schema of the metadata index's rows: the schema's fields, then the
+  // two hidden version fields (version.h) at written_slot() and
+  // superseded_slot(). Filters naming them are built by the engine only.
+  const std::shared_ptr<const Schema>& row_schema() const { return row_schema_; }
+  std::uint32_t written_slot() const {
+    return static_cast<std::uint32_t>(schema().fields().size());
+  }
+  std::uint32_t superseded_slot() const { return written_slot() + 1; }
+  // Whether a record of this incarnation was ever superseded (set under the
+  // exclusive lock: a Reader sees it agree with the records).
+  bool has_superseded() const { return has_superseded_.load(std::memory_order_relaxed); }
   bool has_text() const { return text_.has_value(); }
   bool has_vectors() const { return vectors_.has_value(); }
   // The slot of the datetime field temporal hints and listings use.
@@ -123,13 +137,17 @@ class Collection {
   // Compiles a filter against this collection's schema.
   Checked<filter::CompiledFilter> CompileFilter(FilterDialect dialect, std::string_view text) const;
   // Checks one record's JSON text; the Diagnostic names the field. With an
-  // embedder a record may come without `vector` (PreparedRecord::embed).
+  // embedder a record may come without `vector` (PreparedRecord::embed). Its
+  // version slots are absent (the write sets them).
   Checked<PreparedRecord> Prepare(std::string_view json_text) const;
   // The vector store's checks of a vector of this collection (dimension,
   // finite values, non-zero for cosine), as Prepare applies them.
   Status CheckVector(const std::vector<float>& vector) const;
-  // The same for a body read back from the store (vector given apart).
+  // The same for a body read back from the store (vector given apart), its
+  // version member taken into the version slots.
   StatusOr<PreparedRecord> Reload(std::string_view body, std::string_view vector_bytes) const;
+  // The body the store keeps for `r`: its body with its version (version.h).
+  std::string StoredBodyOf(const PreparedRecord& r) const;
 
   // Whether records are keyed by owner and id (a string agent_id field;
   // record_key.h) rather than by id alone.
@@ -257,6 +275,7 @@ class Collection {
   std::uint32_t TakeFree();
 
   CollectionSpec spec_;
+  std::shared_ptr<const Schema> row_schema_;  // before metadata_, built on it
   index::MetadataIndex metadata_;
   std::optional<text::TextIndex> text_;
   std::optional<vector::VectorIndex> vectors_;
@@ -276,6 +295,7 @@ class Collection {
   std::uint64_t applied_seq_ = 0;                       // the sequence of the last batch applied
   bool dropped_ = false;                                // under write_mutex_
   std::atomic<bool> retired_{false};                    // set under write_mutex_
+  std::atomic<bool> has_superseded_{false};             // set under the exclusive lock
   std::shared_ptr<const CollectionEmbedder> embedder_;  // null without an embedder
 
   mutable std::shared_mutex mutex_;  // readers share it; index changes hold it exclusively

@@ -164,10 +164,18 @@ std::vector<Deduplicated> Deduplicate(const Collection& c, const Collection::Wri
   const std::optional<filter::Node> expired_node = ExpiredNode(c, now);
   std::optional<filter::Program> expired;
   if (expired_node) {
-    expired.emplace(*expired_node, c.schema());
+    expired.emplace(*expired_node, *c.row_schema());
     if (dedup.mode == DedupMode::kNear) excluded |= writer.metadata().Evaluate(*expired_node);
   }
-  auto live = [&](const std::vector<Value>& row) { return !expired || !expired->Matches(row); };
+  // So are superseded records (engine.h, "Supersession"): a record that
+  // restates an outdated fact makes it current again rather than vanish.
+  if (dedup.mode == DedupMode::kNear && c.has_superseded()) {
+    excluded |= writer.metadata().Evaluate(SupersededNode(c, std::nullopt));
+  }
+  auto live = [&](const std::vector<Value>& row) {
+    return (!expired || !expired->Matches(row)) &&
+           std::holds_alternative<std::monostate>(row[c.superseded_slot()]);
+  };
 
   for (PreparedRecord& r : *records) {
     const std::optional<std::string> owner = owner_of(r);

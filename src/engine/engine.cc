@@ -169,10 +169,13 @@ Status Engine::DropCollection(std::string_view name) {
 }
 
 namespace {
-// What the caller whose visible records `visible` selects (nullopt: all)
-// learns of `c`.
-CollectionInfo Info(const Collection& c, const std::optional<filter::CompiledFilter>& visible) {
+// What the caller `scope` (nullopt: unscoped) learns of `c` at `now`: its
+// current records it sees. PermissionDenied when `c` is closed to it.
+StatusOr<CollectionInfo> Info(const Collection& c, const std::optional<Scope>& scope,
+                              Datetime now) {
   const Collection::Reader reader = c.Read();
+  ASSIGN_OR_RETURN(std::optional<filter::CompiledFilter> visible,
+                   engine::VisibleFilter(c, scope, engine::ReadTime{now}));
   return CollectionInfo{
       c.spec(),
       visible ? reader.metadata().Evaluate(visible->optimized.root).cardinality() : reader.size(),
@@ -185,8 +188,8 @@ std::vector<CollectionInfo> Engine::ListCollections(const std::optional<Scope>& 
   const Datetime now = impl_->Now();
   for (const auto& c : impl_->All()) {
     // A collection closed to the scope is not listed for it.
-    StatusOr<std::optional<filter::CompiledFilter>> visible = engine::VisibleFilter(*c, scope, now);
-    if (visible.ok()) out.push_back(Info(*c, *visible));
+    StatusOr<CollectionInfo> info = Info(*c, scope, now);
+    if (info.ok()) out.push_back(std::move(info).value());
   }
   return out;
 }
@@ -194,9 +197,7 @@ std::vector<CollectionInfo> Engine::ListCollections(const std::optional<Scope>& 
 StatusOr<CollectionInfo> Engine::DescribeCollection(std::string_view name,
                                                     const std::optional<Scope>& scope) const {
   ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(name));
-  ASSIGN_OR_RETURN(std::optional<filter::CompiledFilter> visible,
-                   engine::VisibleFilter(*c, scope, impl_->Now()));
-  return Info(*c, visible);
+  return Info(*c, scope, impl_->Now());
 }
 
 Status Engine::Checkpoint(std::string_view collection) {

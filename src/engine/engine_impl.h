@@ -14,6 +14,7 @@
 #include "base/status.h"
 #include "engine/collection.h"
 #include "engine/maintenance.h"
+#include "engine/scope.h"
 #include "engram/engine.h"
 #include "filter/compiler.h"
 #include "search/search.h"
@@ -63,19 +64,23 @@ struct Engine::Impl {
   StatusOr<std::shared_ptr<engine::Collection>> Load(const storage::CollectionRow& row);
 
   // Runs `request` (its query and filter already parsed) on `collection`
-  // under its shared lock, mapping hits to ids and records within
-  // `max_reply_bytes` (RequestBounds).
-  StatusOr<SearchResponse> Run(const engine::Collection& collection, const search::Request& request,
+  // under its shared lock, within what `scope` sees at `at` (scope.h
+  // VisibleFilter, set as request->scope), mapping hits to ids and records
+  // within `max_reply_bytes` (RequestBounds). PermissionDenied as
+  // VisibleFilter.
+  StatusOr<SearchResponse> Run(const engine::Collection& collection, search::Request* request,
+                               const std::optional<Scope>& scope, const engine::ReadTime& at,
                                std::size_t max_reply_bytes = 0) const;
 
   // The listing of SearchRequest (no query, no vector): the first k records
-  // passing `filter` (null: all) that `scope` (null: unscoped) may read,
-  // newest time field first, then by id. DeadlineExceeded when `deadline`
-  // passes first.
+  // passing `filter` (null: all) that `scope` (nullopt: unscoped) sees at
+  // `at`, newest time field first, then by id. DeadlineExceeded when
+  // `deadline` passes first.
   StatusOr<SearchResponse> List(const engine::Collection& collection,
                                 const filter::CompiledFilter* filter,
-                                const filter::CompiledFilter* scope, std::size_t k,
-                                const Deadline& deadline, std::size_t max_reply_bytes) const;
+                                const std::optional<Scope>& scope, const engine::ReadTime& at,
+                                std::size_t k, const Deadline& deadline,
+                                std::size_t max_reply_bytes) const;
 
   // Runs the write `fn` on the collection `name` has now; when a switch of
   // embedder (Reembed) retired that incarnation before `fn` took its

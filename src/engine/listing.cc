@@ -21,31 +21,37 @@ Diagnostic Invalid(std::string path, std::string message) {
   return Diagnostic{400, "request.invalid", std::move(path), std::move(message)};
 }
 
-// The selection's compiled parts, or the Diagnostic of its bad filter.
+// The selection's compiled parts, or the Diagnostic of its bad filter or as_of.
 struct Selection {
   std::optional<Checked<filter::CompiledFilter>> filter;
-  std::optional<filter::CompiledFilter> visible;
+  engine::ReadTime at;
   std::optional<Diagnostic> rejected;
 };
 
-StatusOr<Selection> Compile(const Collection& c, const RecordSelection& s, Datetime now) {
+Selection Compile(const Collection& c, const RecordSelection& s, Datetime now) {
   Selection out;
   if (!s.filter.empty()) {
     out.filter.emplace(c.CompileFilter(s.dialect.value_or(FilterDialect::kVectorFilter), s.filter));
     if (!out.filter->ok()) out.rejected = out.filter->diagnostic();
   }
-  ASSIGN_OR_RETURN(out.visible, engine::VisibleFilter(c, s.scope, now));
+  Checked<engine::ReadTime> at = engine::ParseReadTime(s.as_of, now);
+  if (!at.ok() && !out.rejected) out.rejected = at.diagnostic();
+  if (at.ok()) out.at = at.value();
   return out;
 }
 
-// The records of `reader` that `selection` selects.
-StatusOr<roaring::Roaring> Selected(const Collection::Reader& reader, const Selection& selection,
+// The records of `reader` that `selection` selects for the caller `scope`.
+// PermissionDenied as VisibleFilter.
+StatusOr<roaring::Roaring> Selected(const Collection::Reader& reader, const Collection& c,
+                                    const Selection& selection, const std::optional<Scope>& scope,
                                     const Deadline& deadline) {
+  ASSIGN_OR_RETURN(std::optional<filter::CompiledFilter> visible,
+                   engine::VisibleFilter(c, scope, selection.at));
   const index::MetadataIndex& metadata = reader.metadata();
   roaring::Roaring out =
       selection.filter ? metadata.Evaluate(selection.filter->value().optimized.root, &deadline)
                        : metadata.live();
-  if (selection.visible) out &= metadata.Evaluate(selection.visible->optimized.root, &deadline);
+  if (visible) out &= metadata.Evaluate(visible->optimized.root, &deadline);
   RETURN_IF_ERROR(deadline.Check("filtering"));
   return out;
 }
@@ -106,16 +112,17 @@ std::optional<Diagnostic> ParseOrder(const Collection& c, std::string_view text,
 // The fingerprint a page token of `request` carries: everything that
 // decides which records come in which order.
 std::uint64_t Fingerprint(std::string_view collection, const ListRequest& request,
-                          const Order& order) {
+                          const Order& order, const engine::ReadTime& at) {
   const RecordSelection& s = request.selection;
   const std::string dialect =
       s.filter.empty()
           ? ""
           : std::to_string(static_cast<int>(s.dialect.value_or(FilterDialect::kVectorFilter)));
   const std::string profile = s.scope ? std::string(ReadProfileName(s.scope->profile)) : "";
+  const std::string as_of = at.as_of ? FormatDatetime(*at.as_of) : "";
   return engine::QueryFingerprint({collection, s.filter, dialect, order.text,
                                    s.scope ? "scoped" : "owner", s.scope ? s.scope->agent : "",
-                                   profile});
+                                   profile, as_of});
 }
 
 // What a record costs of the reply budget (as a search hit does).
@@ -148,9 +155,9 @@ StatusOr<ListResponse> Engine::List(std::string_view collection, const ListReque
   }
   Order order;
   if ((response.rejected = ParseOrder(*c, request.order_by, &order))) return response;
-  ASSIGN_OR_RETURN(Selection selection, Compile(*c, request.selection, impl_->Now()));
+  const Selection selection = Compile(*c, request.selection, impl_->Now());
   if ((response.rejected = selection.rejected)) return response;
-  const std::uint64_t fingerprint = Fingerprint(collection, request, order);
+  const std::uint64_t fingerprint = Fingerprint(collection, request, order, selection.at);
   std::optional<engine::PageToken> after;
   if (!request.page_token.empty()) {
     after = request.page_token.size() <= kMaxPageTokenBytes
@@ -163,13 +170,14 @@ StatusOr<ListResponse> Engine::List(std::string_view collection, const ListReque
     if (after->query != fingerprint) {
       response.rejected = Invalid("page_token",
                                   "page_token: belongs to another query (collection, filter, "
-                                  "dialect, order_by or caller): list from the first page");
+                                  "dialect, order_by, as_of or caller): list from the first page");
       return response;
     }
   }
 
   const Collection::Reader reader = c->Read();
-  ASSIGN_OR_RETURN(const roaring::Roaring selected, Selected(reader, selection, deadline));
+  ASSIGN_OR_RETURN(const roaring::Roaring selected,
+                   Selected(reader, *c, selection, request.selection.scope, deadline));
   auto value_of = [&](std::uint32_t doc) -> const Value* {
     if (!order.slot) return nullptr;
     const Value& v = (*reader.metadata().Row(doc))[*order.slot];
@@ -214,10 +222,11 @@ StatusOr<CountResponse> Engine::Count(std::string_view collection, const RecordS
   ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
   const Deadline deadline(bounds.deadline);
   CountResponse response;
-  ASSIGN_OR_RETURN(Selection compiled, Compile(*c, selection, impl_->Now()));
+  const Selection compiled = Compile(*c, selection, impl_->Now());
   if ((response.rejected = compiled.rejected)) return response;
   const Collection::Reader reader = c->Read();
-  ASSIGN_OR_RETURN(const roaring::Roaring selected, Selected(reader, compiled, deadline));
+  ASSIGN_OR_RETURN(const roaring::Roaring selected,
+                   Selected(reader, *c, compiled, selection.scope, deadline));
   response.count = selected.cardinality();
   return response;
 }
@@ -272,10 +281,11 @@ StatusOr<FacetResponse> Engine::Facets(std::string_view collection,
     }
     leaves.push_back(std::move(leaf));
   }
-  ASSIGN_OR_RETURN(Selection compiled, Compile(*c, request.selection, impl_->Now()));
+  const Selection compiled = Compile(*c, request.selection, impl_->Now());
   if ((response.rejected = compiled.rejected)) return response;
   const Collection::Reader reader = c->Read();
-  ASSIGN_OR_RETURN(const roaring::Roaring selected, Selected(reader, compiled, deadline));
+  ASSIGN_OR_RETURN(const roaring::Roaring selected,
+                   Selected(reader, *c, compiled, request.selection.scope, deadline));
   if (!by_value) {
     for (std::size_t i = 0; i < leaves.size(); ++i) {
       const std::uint64_t n =

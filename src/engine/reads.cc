@@ -10,6 +10,7 @@
 #include "engine/internal.h"
 #include "engine/ranking.h"
 #include "engine/scope.h"
+#include "engine/supersede.h"
 #include "text/query/query.h"
 
 namespace engram {
@@ -36,20 +37,65 @@ bool Fits(std::size_t budget, std::size_t* spent, const std::string& id, const s
 StatusOr<std::optional<std::string>> Engine::Get(std::string_view collection, std::string_view id,
                                                  const std::optional<Scope>& scope,
                                                  const std::optional<std::string>& agent) const {
-  ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
-  ASSIGN_OR_RETURN(std::optional<engine::ScopeTests> tests,
-                   engine::MakeScopeTests(*c, scope, impl_->Now()));
-  const Collection::Reader reader = c->Read();
-  ASSIGN_OR_RETURN(std::optional<std::uint32_t> doc,
-                   engine::ResolveId(reader, *c, id, scope, tests, agent, /*read=*/true));
-  if (!doc) return std::optional<std::string>();
-  return std::optional<std::string>(reader.body_of(*doc));
+  GetRequest request;
+  request.scope = scope;
+  request.agent = agent;
+  ASSIGN_OR_RETURN(GetResponse got, Get(collection, id, request));
+  if (!got.found) return std::optional<std::string>();
+  return std::optional<std::string>(std::move(got.found->record));
 }
 
-StatusOr<SearchResponse> Engine::Impl::Run(const Collection& c, const search::Request& request,
+StatusOr<GetResponse> Engine::Get(std::string_view collection, std::string_view id,
+                                  const GetRequest& request) const {
+  ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
+  GetResponse response;
+  Checked<engine::ReadTime> at = engine::ParseReadTime(request.as_of, impl_->Now());
+  if (!at.ok()) {
+    response.rejected = at.diagnostic();
+    return response;
+  }
+  const Collection::Reader reader = c->Read();
+  ASSIGN_OR_RETURN(std::optional<engine::ScopeTests> tests,
+                   engine::MakeScopeTests(*c, request.scope, at.value()));
+  ASSIGN_OR_RETURN(
+      std::optional<std::uint32_t> doc,
+      engine::ResolveId(reader, *c, id, request.scope, tests, request.agent, /*read=*/true));
+  if (!doc) return response;
+  auto version = [&](std::uint32_t d) {
+    const std::vector<Value>& row = *reader.metadata().Row(d);
+    RecordVersion v{reader.id_of(d), reader.body_of(d), "", ""};
+    if (const Datetime* t = std::get_if<Datetime>(&row[c->written_slot()])) {
+      v.written_at = FormatDatetime(*t);
+    }
+    if (const Datetime* t = std::get_if<Datetime>(&row[c->superseded_slot()])) {
+      v.superseded_at = FormatDatetime(*t);
+    }
+    return v;
+  };
+  response.found = version(*doc);
+  if (request.include_history) {
+    // Predecessors are no longer current: read them over every version.
+    engine::ReadTime every = at.value();
+    every.every_version = true;
+    ASSIGN_OR_RETURN(std::optional<engine::ScopeTests> history_tests,
+                     engine::MakeScopeTests(*c, request.scope, every));
+    for (const std::uint32_t d : engine::History(reader, *c, *doc, history_tests, at.value().as_of,
+                                                 &response.history_truncated)) {
+      response.history.push_back(version(d));
+    }
+  }
+  return response;
+}
+
+StatusOr<SearchResponse> Engine::Impl::Run(const Collection& c, search::Request* request,
+                                           const std::optional<Scope>& scope,
+                                           const engine::ReadTime& at,
                                            std::size_t max_reply_bytes) const {
   const Collection::Reader reader = c.Read();
-  StatusOr<search::Result> result = search::Search(reader.View(), request);
+  ASSIGN_OR_RETURN(std::optional<filter::CompiledFilter> visible,
+                   engine::VisibleFilter(c, scope, at));
+  request->scope = visible ? &*visible : nullptr;
+  StatusOr<search::Result> result = search::Search(reader.View(), *request);
   SearchResponse response;
   if (!result.ok()) {
     if (result.status().code() != StatusCode::kInvalidArgument) return result.status();
@@ -102,14 +148,17 @@ StatusOr<SearchResponse> Engine::Impl::Run(const Collection& c, const search::Re
 
 StatusOr<SearchResponse> Engine::Impl::List(const Collection& c,
                                             const filter::CompiledFilter* filter,
-                                            const filter::CompiledFilter* scope, std::size_t k,
+                                            const std::optional<Scope>& scope,
+                                            const engine::ReadTime& at, std::size_t k,
                                             const Deadline& deadline,
                                             std::size_t max_reply_bytes) const {
   const Collection::Reader reader = c.Read();
+  ASSIGN_OR_RETURN(std::optional<filter::CompiledFilter> visible,
+                   engine::VisibleFilter(c, scope, at));
   roaring::Roaring allowed = filter != nullptr
                                  ? reader.metadata().Evaluate(filter->optimized.root, &deadline)
                                  : reader.metadata().live();
-  if (scope != nullptr) allowed &= reader.metadata().Evaluate(scope->optimized.root, &deadline);
+  if (visible) allowed &= reader.metadata().Evaluate(visible->optimized.root, &deadline);
   RETURN_IF_ERROR(deadline.Check("filtering"));
   const std::optional<std::uint32_t> time_slot = c.time_slot();
   // Newest first (absent times last), then by id: a total order, so pages are stable.
@@ -170,11 +219,13 @@ StatusOr<SearchResponse> Engine::Search(std::string_view collection,
     r.dialect = ToInternal(dialect);
   }
   // One instant for the whole search: what has expired, and what decay
-  // measures age from.
+  // measures age from; as_of: which versions it reads.
   const Datetime now = impl_->Now();
-  ASSIGN_OR_RETURN(std::optional<filter::CompiledFilter> read,
-                   engine::VisibleFilter(*c, request.scope, now));
-  if (read) r.scope = &*read;
+  Checked<engine::ReadTime> at = engine::ParseReadTime(request.as_of, now);
+  if (!at.ok()) {
+    rejected.rejected = at.diagnostic();
+    return rejected;
+  }
   const bool asks_ranking = (request.decay && !request.decay->field.empty()) ||
                             (request.boost && !request.boost->field.empty());
   if (!request.query && !request.vector) {
@@ -190,7 +241,8 @@ StatusOr<SearchResponse> Engine::Search(std::string_view collection,
                                      "k must be in [1, " + std::to_string(search::kMaxK) + "]"};
       return rejected;
     }
-    return impl_->List(*c, r.filter, r.scope, request.k, deadline, request.bounds.max_reply_bytes);
+    return impl_->List(*c, r.filter, request.scope, at.value(), request.k, deadline,
+                       request.bounds.max_reply_bytes);
   }
   if (request.query) {
     text::QueryOptions options;
@@ -249,7 +301,7 @@ StatusOr<SearchResponse> Engine::Search(std::string_view collection,
   }
   r.explain = request.explain;
   r.impact = request.impact;
-  return impl_->Run(*c, r, request.bounds.max_reply_bytes);
+  return impl_->Run(*c, &r, request.scope, at.value(), request.bounds.max_reply_bytes);
 }
 
 }  // namespace engram

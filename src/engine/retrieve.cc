@@ -201,9 +201,6 @@ StatusOr<SearchResponse> Engine::Retrieve(std::string_view name, std::string_vie
   if (state->spec.mode == SearchMode::kVector && vectors) r.mode = search::Mode::kVector;
   r.filter = state->filter.get();
   const Datetime now = impl_->Now();  // expiry's and decay's
-  ASSIGN_OR_RETURN(std::optional<filter::CompiledFilter> read,
-                   engine::VisibleFilter(*c, scope, now));
-  if (read) r.scope = &*read;
   r.dialect = ToInternal(state->spec.dialect);
   r.k = state->spec.top_k;
   r.fusion = DefaultFusion(c->spec());
@@ -218,7 +215,7 @@ StatusOr<SearchResponse> Engine::Retrieve(std::string_view name, std::string_vie
   r.ranking = std::move(ranking).value();
   // The threshold is a distance (SEARCH.md §2): it applies when vectors are searched.
   if (vectors && state->spec.threshold > 0) r.threshold = state->spec.threshold;
-  return impl_->Run(*c, r, bounds.max_reply_bytes);
+  return impl_->Run(*c, &r, scope, engine::ReadTime{now}, bounds.max_reply_bytes);
 }
 
 }  // namespace engram

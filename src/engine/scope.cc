@@ -82,21 +82,68 @@ std::optional<filter::Node> ExpiredNode(const Collection& c, Datetime now) {
   return n;
 }
 
+filter::Node SupersededNode(const Collection& c, std::optional<Datetime> by) {
+  filter::Node n;
+  n.op = by ? filter::Op::kCmp : filter::Op::kExists;
+  n.cmp = filter::CmpOp::kLe;
+  n.slot = c.superseded_slot();
+  if (by) n.values = {Value(*by)};
+  n.origin = "superseded";
+  return n;
+}
+
+Checked<ReadTime> ParseReadTime(std::string_view as_of, Datetime now) {
+  ReadTime at{now};
+  if (as_of.empty()) return at;
+  const std::optional<ParsedDatetime> t = ParseDatetime(as_of, DatetimeForm::kLenient);
+  if (!t) {
+    return Diagnostic{400, "request.invalid", "as_of",
+                      "as_of: '" + std::string(as_of) +
+                          "' is not an RFC 3339 datetime (or a date: its midnight UTC)"};
+  }
+  at.as_of = t->value;
+  return at;
+}
+
 namespace {
+
+// The versions of `c` current at `at`; nullopt: every record.
+std::optional<filter::Node> CurrentNode(const Collection& c, const ReadTime& at) {
+  if (at.every_version) return std::nullopt;
+  if (!at.as_of) {
+    if (!c.has_superseded()) return std::nullopt;
+    return filter::MakeNot(SupersededNode(c, std::nullopt), "superseded");
+  }
+  // Written at or before as_of (records from before versions were kept
+  // have no write time: `not written after` keeps them), not superseded by it.
+  filter::Node written_after;
+  written_after.op = filter::Op::kCmp;
+  written_after.cmp = filter::CmpOp::kGt;
+  written_after.slot = c.written_slot();
+  written_after.values = {Value(*at.as_of)};
+  written_after.origin = "as_of";
+  std::vector<filter::Node> both;
+  both.push_back(filter::MakeNot(std::move(written_after), "as_of"));
+  both.push_back(filter::MakeNot(SupersededNode(c, *at.as_of), "superseded"));
+  return filter::MakeJunction(filter::Op::kAnd, std::move(both));
+}
 
 // What VisibleFilter compiles, uncompiled; nullopt: every record.
 StatusOr<std::optional<filter::Node>> VisibleNode(const Collection& c,
-                                                  const std::optional<Scope>& scope, Datetime now) {
+                                                  const std::optional<Scope>& scope,
+                                                  const ReadTime& at) {
   std::vector<filter::Node> all;
   if (scope) {
     ASSIGN_OR_RETURN(filter::Node read, ScopeReadNode(c.schema(), *scope, c.spec().name));
     all.push_back(std::move(read));
   }
   // Leaves are false on absent fields, so `not expired` keeps the records
-  // without a TTL value.
-  if (std::optional<filter::Node> expired = ExpiredNode(c, now)) {
+  // without a TTL value. As of a later instant, what has expired by then.
+  const Datetime expiry = at.as_of ? std::max(at.now, *at.as_of) : at.now;
+  if (std::optional<filter::Node> expired = ExpiredNode(c, expiry)) {
     all.push_back(filter::MakeNot(std::move(*expired), "expired:" + c.spec().ttl_field));
   }
+  if (std::optional<filter::Node> current = CurrentNode(c, at)) all.push_back(std::move(*current));
   if (all.empty()) return std::optional<filter::Node>();
   if (all.size() == 1) return std::optional<filter::Node>(std::move(all[0]));
   return std::optional<filter::Node>(filter::MakeJunction(filter::Op::kAnd, std::move(all)));
@@ -106,24 +153,24 @@ StatusOr<std::optional<filter::Node>> VisibleNode(const Collection& c,
 
 StatusOr<std::optional<filter::CompiledFilter>> VisibleFilter(const Collection& c,
                                                               const std::optional<Scope>& scope,
-                                                              Datetime now) {
-  ASSIGN_OR_RETURN(std::optional<filter::Node> visible, VisibleNode(c, scope, now));
+                                                              const ReadTime& at) {
+  ASSIGN_OR_RETURN(std::optional<filter::Node> visible, VisibleNode(c, scope, at));
   if (!visible) return std::optional<filter::CompiledFilter>();
   return std::optional<filter::CompiledFilter>(
-      Restrict(nullptr, std::move(*visible), c.spec().schema.get()));
+      Restrict(nullptr, std::move(*visible), c.row_schema()));
 }
 
 StatusOr<std::optional<ScopeTests>> MakeScopeTests(const Collection& c,
                                                    const std::optional<Scope>& scope,
-                                                   Datetime now) {
-  ASSIGN_OR_RETURN(std::optional<filter::Node> visible, VisibleNode(c, scope, now));
+                                                   const ReadTime& at) {
+  ASSIGN_OR_RETURN(std::optional<filter::Node> visible, VisibleNode(c, scope, at));
   if (!visible) return std::optional<ScopeTests>();
   filter::Node own = filter::MakeConst(true);
   if (scope) {
     ASSIGN_OR_RETURN(own, ScopeOwnNode(c.schema(), *scope, c.spec().name));
   }
-  return std::optional<ScopeTests>(
-      ScopeTests{filter::Program(*visible, c.schema()), filter::Program(own, c.schema())});
+  return std::optional<ScopeTests>(ScopeTests{filter::Program(*visible, *c.row_schema()),
+                                              filter::Program(own, *c.row_schema())});
 }
 
 Status AmbiguousId(const Collection& c, const index::MetadataIndex& metadata, std::string_view id,

@@ -1,6 +1,7 @@
 // Visibility inside the engine (SEARCH.md §6, engine.h): the filter IR of what
-// a Scope may read or owns in a collection and of the records expired
-// (CollectionSpec::ttl_field), ANDed outside the user's filter so that no
+// a Scope may read or owns in a collection, of the records expired
+// (CollectionSpec::ttl_field) and of the versions current at an instant
+// (engine.h, "Supersession"), ANDed outside the user's filter so that no
 // filter can widen it, and which record an id names for a caller.
 #ifndef ENGRAM_ENGINE_SCOPE_H_
 #define ENGRAM_ENGINE_SCOPE_H_
@@ -42,25 +43,48 @@ filter::CompiledFilter Restrict(const filter::CompiledFilter* user, filter::Node
 // nullopt when `c` has no TTL field.
 std::optional<filter::Node> ExpiredNode(const Collection& c, Datetime now);
 
-// What a caller with `scope` (nullopt: the owner) sees in `c` at `now`: the
-// records its scope may read, less the expired ones, compiled: the filter
-// every read ANDs outside the user's (search::Request::scope). nullopt when
-// that is every record (no scope, no TTL field). PermissionDenied as
+// The records of `c` superseded at or before `by` (nullopt: ever).
+filter::Node SupersededNode(const Collection& c, std::optional<Datetime> by);
+
+// The instant a read sees: `now` (the engine's clock: what has expired) and
+// which versions (engine.h, "Supersession"): the current records (no
+// as_of), those current at `as_of`, or, for deletes and history walks,
+// every stored version. Records expired at now stay invisible at any as_of
+// (they are as good as purged).
+struct ReadTime {
+  Datetime now;
+  std::optional<Datetime> as_of = std::nullopt;
+  bool every_version = false;
+};
+
+// The text of an as_of (RFC 3339, or a date alone: midnight UTC) as a
+// ReadTime at `now`; a Diagnostic at path "as_of" when it is not one. Empty:
+// the current records.
+Checked<ReadTime> ParseReadTime(std::string_view as_of, Datetime now);
+
+// What a caller with `scope` (nullopt: the owner) sees in `c` at `at`: the
+// records its scope may read, less the expired ones and the versions not
+// current at `at`, compiled: the filter every read ANDs outside the user's
+// (search::Request::scope). nullopt when that is every record. Called under
+// a Reader (or the Writer): whether `c` has superseded records decides
+// whether current reads need the supersession test. PermissionDenied as
 // ScopeReadNode.
 StatusOr<std::optional<filter::CompiledFilter>> VisibleFilter(const Collection& c,
                                                               const std::optional<Scope>& scope,
-                                                              Datetime now);
+                                                              const ReadTime& at);
 
 // One record's slots tested for a caller: may it read the record (in its
-// scope and unexpired), does it own it (always, without a scope).
+// scope, unexpired, current at the ReadTime), does it own it (always,
+// without a scope).
 struct ScopeTests {
   filter::Program reads;
   filter::Program owns;
 };
-// nullopt when every record passes both (no scope, no TTL field);
-// PermissionDenied as ScopeReadNode.
+// nullopt when every record passes both; PermissionDenied as ScopeReadNode.
+// Called under a Reader or the Writer, as VisibleFilter.
 StatusOr<std::optional<ScopeTests>> MakeScopeTests(const Collection& c,
-                                                   const std::optional<Scope>& scope, Datetime now);
+                                                   const std::optional<Scope>& scope,
+                                                   const ReadTime& at);
 
 // FailedPrecondition: `id` names the records `docs` (several) of different
 // agents in `c`; the message names the agents, sorted.

@@ -12,6 +12,7 @@
 #include "engine/embedding.h"
 #include "engine/engine_impl.h"
 #include "engine/scope.h"
+#include "engine/supersede.h"
 
 namespace engram {
 
@@ -62,10 +63,11 @@ StatusOr<WriteResult> Engine::Impl::Upsert(Collection& c, std::span<const std::s
                                            const std::function<void(std::size_t)>& progress,
                                            const std::optional<Scope>& scope) {
   const std::string& collection = c.spec().name;
-  // One instant for the write: what the scope tests count as expired, and
-  // what dedup does.
+  // One instant for the write: what the scope tests count as expired, what
+  // dedup does, when its records are written and what they supersede.
   const Datetime now = Now();
-  ASSIGN_OR_RETURN(std::optional<engine::ScopeTests> tests, engine::MakeScopeTests(c, scope, now));
+  ASSIGN_OR_RETURN(std::optional<engine::ScopeTests> tests,
+                   engine::MakeScopeTests(c, scope, engine::ReadTime{now, std::nullopt, true}));
   // Check every record before anything is written: a rejected batch writes nothing.
   std::vector<PreparedRecord> prepared;
   prepared.reserve(records.size());
@@ -93,26 +95,40 @@ StatusOr<WriteResult> Engine::Impl::Upsert(Collection& c, std::span<const std::s
   WriteResult result;
   // Within one owner only: a scoped writer's records are all its own.
   result.deduplicated = engine::Deduplicate(c, writer, now, &unique);
+  // Every record is written now and current; the records it names in
+  // `supersedes` (its owner's) stop being current now, in the same batch.
+  ASSIGN_OR_RETURN(engine::Supersession supersession,
+                   engine::Supersede(c, writer, *store, now, &unique));
+  if (supersession.rejected) {
+    return Rejected(std::move(*supersession.rejected), supersession.rejected_index);
+  }
+  result.superseded = std::move(supersession.report);
   storage::WriteBatch batch;
   std::vector<std::uint32_t> docs;
   std::vector<PreparedRecord> ordered;
-  batch.puts.reserve(unique.size());
-  docs.reserve(unique.size());
-  ordered.reserve(unique.size());
+  batch.puts.reserve(unique.size() + supersession.puts.size());
+  docs.reserve(unique.size() + supersession.docs.size());
+  ordered.reserve(unique.size() + supersession.records.size());
   for (PreparedRecord& r : unique) {
     const std::uint32_t doc = writer.Assign(r.key);
     docs.push_back(doc);
-    batch.puts.push_back({r.key, doc, r.body, engine::VectorBytes(r.vector)});
+    batch.puts.push_back({r.key, doc, c.StoredBodyOf(r), engine::VectorBytes(r.vector)});
     ordered.push_back(std::move(r));
   }
-  if (docs.empty()) return result;  // every record was a duplicate
+  const std::size_t written = docs.size();
+  if (written == 0) return result;  // every record was a duplicate
+  for (std::size_t i = 0; i < supersession.docs.size(); ++i) {
+    batch.puts.push_back(std::move(supersession.puts[i]));
+    docs.push_back(supersession.docs[i]);
+    ordered.push_back(std::move(supersession.records[i]));
+  }
   ASSIGN_OR_RETURN(const std::uint64_t seq, store->Apply(collection, batch));
   Status indexed = writer.Apply(seq, docs, std::move(ordered), options.threads, progress);
   maintenance->Wake();
   if (!indexed.ok()) {
     return Status::Internal("records are stored but indexing failed: " + indexed.message());
   }
-  result.written = docs.size();
+  result.written = written;
   return result;
 }
 
@@ -134,9 +150,10 @@ StatusOr<WriteResult> Engine::Delete(std::string_view collection, std::span<cons
 StatusOr<WriteResult> Engine::Impl::DeleteIds(Collection& c, std::span<const std::string> ids,
                                               const std::optional<Scope>& scope,
                                               const std::optional<std::string>& agent) {
-  ASSIGN_OR_RETURN(std::optional<engine::ScopeTests> tests,
-                   engine::MakeScopeTests(c, scope, Now()));
   ASSIGN_OR_RETURN(Collection::Writer writer, c.Write());
+  // Superseded records are deleted like the others: forgetting forgets history.
+  ASSIGN_OR_RETURN(std::optional<engine::ScopeTests> tests,
+                   engine::MakeScopeTests(c, scope, engine::ReadTime{Now(), std::nullopt, true}));
   std::vector<std::uint32_t> docs;
   for (const std::string& id : ids) {
     // A scoped caller's ids name its own records only (scope.h).
