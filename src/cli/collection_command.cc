@@ -12,6 +12,10 @@
 namespace engram::cli {
 namespace {
 
+constexpr const char* kAsOfHelp =
+    "read the records current at this instant (RFC 3339, or a date: its midnight UTC); "
+    "default: now";
+
 // "title:2,body" -> [{title, 2}, {body, 1}].
 bool ParseTextFields(const std::string& spec, std::vector<TextFieldSpec>* fields,
                      std::ostream& err) {
@@ -184,6 +188,7 @@ void AddEngineCommands(CLI::App* app, EngineOptions* o, std::string* run) {
                      "hybrid fusion: rrf[:k=60] | weighted_rrf:text=W,vector=W[,k=60] | "
                      "convex:alpha=A[,normalization=min_max|z_score]");
   search->add_option("--anchor", o->anchor, "the date of temporal hints, YYYY-MM-DD");
+  search->add_option("--as-of", o->as_of, kAsOfHelp);
   AddRankingOptions(search, o, "");
   search->add_flag("--explain", o->explain, "show the plan, counts and timings");
   search->add_flag("--impact", o->impact, "show the filter's impact");
@@ -204,6 +209,7 @@ void AddEngineCommands(CLI::App* app, EngineOptions* o, std::string* run) {
     cmd->add_option("--filter", o->filter, "a filter (JSON text, in --dialect)");
     cmd->add_option("--dialect", o->dialect,
                     "the filter's dialect: retrieve | expr_v1 | vector_filter | search_memory");
+    cmd->add_option("--as-of", o->as_of, kAsOfHelp);
     cmd->add_flag("--json", o->json, "one JSON document");
   };
   CLI::App* pages = app->add_subcommand("list", "List records page by page, in an order");

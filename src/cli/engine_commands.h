@@ -51,6 +51,7 @@ struct EngineOptions {
   std::optional<double> score_threshold;
   std::string fusion;  // METHOD[:NAME=VALUE,...]
   std::string anchor;
+  std::string as_of;  // search, list, count, facets: the records current then
   bool explain = false;
   bool impact = false;
   bool json = false;

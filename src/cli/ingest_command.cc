@@ -20,7 +20,7 @@ namespace engram::cli {
 namespace {
 
 constexpr std::size_t kMaxLineBytes = std::size_t{1} << 20;  // the engine's record limit
-constexpr std::size_t kMaxListedDuplicates = 1000;           // in --json; all are counted
+constexpr std::size_t kMaxListed = 1000;  // duplicates and supersessions in --json; all are counted
 
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
@@ -49,10 +49,12 @@ int RunIngest(const EngineOptions& o, std::ostream& out, std::ostream& err) {
   }
   const bool tty = isatty(STDERR_FILENO) == 1;
   const auto start = std::chrono::steady_clock::now();
-  std::size_t written = 0, batches = 0, line_no = 0, duplicates = 0;
-  // The duplicates skipped (dedup), each with its file line; the first
-  // kMaxListedDuplicates are listed, all are counted.
+  std::size_t written = 0, batches = 0, line_no = 0, duplicates = 0, supersessions = 0;
+  // The duplicates skipped (dedup) and the records superseded, each with
+  // the file line of the record that did it; the first kMaxListed of each
+  // are listed, all are counted.
   Json deduplicated = Json::array();
+  Json superseded = Json::array();
   std::vector<std::string> lines;
   std::vector<std::size_t> numbers;  // the file line of each record in `lines`
   auto flush = [&]() -> int {
@@ -87,10 +89,16 @@ int RunIngest(const EngineOptions& o, std::ostream& out, std::ostream& err) {
     written += r->written;
     duplicates += r->deduplicated.size();
     for (const Deduplicated& d : r->deduplicated) {
-      if (deduplicated.size() >= kMaxListedDuplicates) break;
+      if (deduplicated.size() >= kMaxListed) break;
       Json entry = {{"line", numbers[d.index]}, {"id", d.id}, {"duplicate_of", d.duplicate_of}};
       if (d.similarity) entry["similarity"] = *d.similarity;
       deduplicated.push_back(std::move(entry));
+    }
+    supersessions += r->superseded.size();
+    for (const Superseded& d : r->superseded) {
+      if (superseded.size() >= kMaxListed) break;
+      superseded.push_back(
+          {{"line", numbers[d.index]}, {"id", d.id}, {"superseded", d.superseded}});
     }
     ++batches;
     lines.clear();
@@ -131,7 +139,9 @@ int RunIngest(const EngineOptions& o, std::ostream& out, std::ostream& err) {
                      {"batches", batches},
                      {"seconds", seconds},
                      {"deduplicated_total", duplicates},
-                     {"deduplicated", std::move(deduplicated)}})
+                     {"deduplicated", std::move(deduplicated)},
+                     {"superseded_total", supersessions},
+                     {"superseded", std::move(superseded)}})
         << '\n';
   } else {
     char rate[64];
@@ -140,6 +150,7 @@ int RunIngest(const EngineOptions& o, std::ostream& out, std::ostream& err) {
     out << "ingested " << written << " records into '" << o.collection << "' in " << batches
         << (batches == 1 ? " batch" : " batches") << " (" << rate << ")";
     if (duplicates > 0) out << "; " << duplicates << " duplicates skipped";
+    if (supersessions > 0) out << "; " << supersessions << " records superseded";
     out << '\n';
   }
   return 0;

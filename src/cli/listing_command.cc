@@ -35,6 +35,7 @@ bool ParseRanges(const std::string& text, std::vector<FacetRange>* ranges, std::
 bool ParseSelection(const EngineOptions& o, RecordSelection* selection, std::ostream& err) {
   if (!ParseDialect(o, &selection->dialect, err)) return false;
   selection->filter = o.filter;
+  selection->as_of = o.as_of;
   return true;
 }
 

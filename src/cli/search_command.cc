@@ -119,6 +119,7 @@ int RunSearch(const EngineOptions& o, std::istream&, std::ostream& out, std::ost
   request.score_threshold = o.score_threshold;
   if (!ParseFusionOption(o.fusion, &request.fusion, err)) return 2;
   request.anchor = o.anchor;
+  request.as_of = o.as_of;
   if (!ParseRanking(o, &request.decay, &request.boost, err)) return 2;
   request.explain = o.explain;
   request.impact = o.impact;

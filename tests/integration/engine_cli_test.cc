@@ -3,6 +3,8 @@
 // agreeing with `engram filter eval`, filter impact, and what a later run (a
 // fresh Engine::Open) sees.
 #include <algorithm>
+#include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -608,6 +610,68 @@ TEST_F(EngineCliWrite, IngestReportsDuplicatesWithTheirLines) {
   Result refused = Engram(bad);
   EXPECT_EQ(refused.code, 2);
   EXPECT_NE(refused.err.find("--dedup: threshold 'high'"), std::string::npos) << refused.err;
+}
+
+TEST_F(EngineCliWrite, SupersedesAndReadsAsOf) {
+  ASSERT_EQ(Engram(CreateArgs(Db())).code, 0);
+  auto record = [](const std::string& id, const std::string& supersedes) {
+    return R"({"id":")" + id + R"(","text":"the ferry runs at dawn","region":"river",)" +
+           R"("written":"2025-07-01T00:00:00Z","vector":[0,0,1,0])" +
+           (supersedes.empty() ? "" : R"(,"supersedes":)" + supersedes) + "}\n";
+  };
+  auto ingest = [&](const std::string& name, const std::string& lines) {
+    return Engram(
+        {"ingest", "--db", Db(), "--collection", "lore", WriteFile(name, lines), "--json"});
+  };
+  ASSERT_EQ(ingest("a.jsonl", record("a", "")).code, 0);
+  // An instant after a was written and before b is.
+  const auto between = std::chrono::system_clock::now();
+  const std::time_t secs = std::chrono::system_clock::to_time_t(between);
+  const auto micros =
+      std::chrono::duration_cast<std::chrono::microseconds>(between.time_since_epoch()).count() %
+      1000000;
+  char text[64];
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &tm);
+  const std::string as_of =
+      std::string(text) + "." + std::to_string(1000000 + micros).substr(1) + "Z";
+  Result b = ingest("b.jsonl", record("b", R"(["a"])"));
+  ASSERT_EQ(b.code, 0) << b.err;
+  const Json doc = ParseJson(b);
+  EXPECT_EQ(doc["superseded_total"], 1);
+  EXPECT_EQ(doc["superseded"], Json::parse(R"([{"line":1,"id":"b","superseded":"a"}])"));
+  auto ids = [&](const std::string& command, const std::string& at) {
+    std::vector<std::string> args = {command, "--db", Db(), "--collection", "lore", "--json"};
+    if (command == "search") args.insert(args.end(), {"--query", "ferry"});
+    if (!at.empty()) args.insert(args.end(), {"--as-of", at});
+    Result r = Engram(args);
+    EXPECT_EQ(r.code, 0) << r.err;
+    const Json out = ParseJson(r);
+    std::set<std::string> got;
+    for (const Json& h : out.value(command == "search" ? "hits" : "records", Json::array())) {
+      got.insert(h["id"].get<std::string>());
+    }
+    return got;
+  };
+  EXPECT_EQ(ids("list", ""), std::set<std::string>{"b"});
+  EXPECT_EQ(ids("list", as_of), std::set<std::string>{"a"});
+  EXPECT_EQ(ids("list", "2000-01-01"), std::set<std::string>{});
+  EXPECT_EQ(ids("search", ""), std::set<std::string>{"b"});
+  EXPECT_EQ(ids("search", as_of), std::set<std::string>{"a"});
+  Result count =
+      Engram({"count", "--db", Db(), "--collection", "lore", "--as-of", as_of, "--json"});
+  ASSERT_EQ(count.code, 0) << count.err;
+  EXPECT_EQ(ParseJson(count)["count"], 1);
+  EXPECT_EQ(Records(), 1u);  // the collection's count: current records
+  // A bad instant is exit 1 with the located error; so is an unknown id.
+  Result bad = Engram({"count", "--db", Db(), "--collection", "lore", "--as-of", "soon", "--json"});
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_EQ(ParseJson(bad)["error"]["path"], "as_of");
+  Result unknown = ingest("c.jsonl", "\n" + record("c", R"(["nope"])"));
+  EXPECT_EQ(unknown.code, 1);
+  EXPECT_NE(unknown.err.find(":2: supersedes[0]: no record 'nope'"), std::string::npos)
+      << unknown.err;
 }
 
 TEST_F(EngineCliWrite, ACollectionsDefaultRankingIsStoredAndListed) {
