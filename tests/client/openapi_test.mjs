@@ -203,6 +203,47 @@ test("dedup on write", async () => {
   await call("DELETE", `${c}/dd`, { template: `${c}/{name}`, status: 200 });
 });
 
+test("supersession, as-of and history", async () => {
+  const c = "/v1/collections";
+  await call("POST", c, { body: { name: "hist", schema: "preset:notes", text: ["content"] }, status: 201 });
+  const r = "/v1/collections/hist/records";
+  const t = "/v1/collections/{name}/records";
+  await call("POST", r, { template: t, key: ALICE, status: 200,
+    body: { records: [note("h1", "alice", "agent_private", "the ferry at six")] } });
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  const between = new Date().toISOString();
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  const revised = await call("POST", r, { template: t, key: ALICE, status: 200,
+    body: { records: [{ ...note("h2", "alice", "agent_private", "the ferry at seven"), supersedes: ["h1"] }] } });
+  assert.deepEqual(revised.body.superseded, [{ index: 0, id: "h2", superseded: "h1" }]);
+  const theirs = await call("POST", r, { template: t, key: BOB, status: 422,
+    body: { records: [{ ...note("b9", "bob", "agent_private", "x"), supersedes: ["h2"] }] } });
+  assert.equal(theirs.body.kind, "record.supersedes_unknown");
+  assert.equal(theirs.body.path, "$.records[0].supersedes[0]");
+  await call("POST", r, { template: t, key: ALICE, status: 422,
+    body: { records: [{ ...note("h3", "alice", "agent_private", "x"), supersedes: "h2" }] } });
+  const g = `${t}:get`;
+  const got = await call("POST", `${r}:get`, { template: g, key: ALICE, status: 200, body: { id: "h2", include_history: true } });
+  assert.deepEqual(got.body.history.map((v) => v.id), ["h1"]);
+  assert.equal(got.body.history[0].superseded_at, got.body.written_at);
+  const then = await call("POST", `${r}:get`, { template: g, key: ALICE, status: 200, body: { id: "h1", as_of: between } });
+  assert.equal(then.body.id, "h1");
+  await call("POST", `${r}:get`, { template: g, key: ALICE, status: 404, body: { id: "h1" } });
+  await call("POST", `${r}:get`, { template: g, status: 400, body: { id: "h1", as_of: "soon" } });
+  await call("POST", `${r}:get`, { template: g, status: 400, body: {} });
+  await call("POST", "/v1/collections/nope/records:get", { template: g, status: 404, body: { id: "x" } });
+  const s = await call("POST", "/v1/collections/hist/search", { template: "/v1/collections/{name}/search", status: 200,
+    body: { query: "ferry", as_of: between } });
+  assert.deepEqual(s.body.hits.map((h) => h.id), ["h1"]);
+  const l = await call("POST", `${r}:list`, { template: `${t}:list`, status: 200, body: { as_of: between } });
+  assert.deepEqual(l.body.records.map((x) => x.id), ["h1"]);
+  const n = await call("POST", `${r}:count`, { template: `${t}:count`, status: 200, body: { as_of: "2000-01-01" } });
+  assert.equal(n.body.count, 0);
+  await call("POST", `${r}:facets`, { template: `${t}:facets`, status: 200, body: { field: "agent_id", as_of: between } });
+  await call("POST", `${r}:count`, { template: `${t}:count`, status: 400, body: { as_of: "soon" } });
+  await call("DELETE", `${c}/hist`, { template: `${c}/{name}`, status: 200 });
+});
+
 test("search and filters", async () => {
   const base = "/v1/collections/notes";
   await call("POST", `${base}/records`, { template: "/v1/collections/{name}/records", status: 200,

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <ctime>
 #include <filesystem>
 #include <future>
 #include <memory>
@@ -409,6 +410,104 @@ TEST_F(ServerHttpTest, RequestErrors) {
   ExpectProblem(Post("/v1/collections/nope/search", {{"query", "x"}}, ""), 404, "not_found");
   ExpectProblem(Post("/v1/collections/notes/records:delete", json::object(), ""), 400,
                 "request.invalid", "$");
+}
+
+// An RFC 3339 text of now (microseconds), for as_of between two writes.
+std::string NowText() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t secs = std::chrono::system_clock::to_time_t(now);
+  const auto micros =
+      std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() %
+      1000000;
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char text[64];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &tm);
+  return std::string(text) + "." + std::to_string(1000000 + micros).substr(1) + "Z";
+}
+
+TEST_F(ServerHttpTest, SupersessionAndAsOf) {
+  Start(true);
+  CreateNotes();
+  const std::string records = "/v1/collections/notes/records";
+  ASSERT_EQ(Post(records, {{"records", {Note("a1", "alice", "agent_private", "the ferry at six")}}},
+                 kAliceKey)
+                .status,
+            200);
+  const std::string between = NowText();
+  json revised = Note("a2", "alice", "agent_private", "the ferry at seven");
+  revised["supersedes"] = {"a1"};
+  Reply w = Post(records, {{"records", {revised}}}, kAliceKey);
+  ASSERT_EQ(w.status, 200) << w.body.dump();
+  EXPECT_EQ(w.body["superseded"], json::parse(R"([{"index":0,"id":"a2","superseded":"a1"}])"));
+  // bob names alice's record, then an id nobody has: one answer.
+  json other = Note("b1", "bob", "agent_private", "the ferry at eight");
+  other["supersedes"] = {"a2"};
+  Reply theirs = Post(records, {{"records", {other}}}, kBobKey);
+  ExpectProblem(theirs, 422, "record.supersedes_unknown", "$.records[0].supersedes[0]");
+  other["supersedes"] = {"zz"};
+  ExpectProblem(Post(records, {{"records", {other}}}, kBobKey), 422, "record.supersedes_unknown",
+                "$.records[0].supersedes[0]");
+
+  auto hits = [&](const json& extra) {
+    json body = {{"query", "ferry"}, {"k", 10}};
+    body.update(extra);
+    Reply r = Post("/v1/collections/notes/search", body, kAliceKey);
+    EXPECT_EQ(r.status, 200) << r.body.dump();
+    std::set<std::string> out;
+    for (const json& h : r.body["hits"]) out.insert(h["id"].get<std::string>());
+    return out;
+  };
+  EXPECT_EQ(hits(json::object()), std::set<std::string>{"a2"});
+  EXPECT_EQ(hits({{"as_of", between}}), std::set<std::string>{"a1"});
+  Reply listed = Post("/v1/collections/notes/records:list", {{"as_of", between}}, kAliceKey);
+  ASSERT_EQ(listed.status, 200) << listed.body.dump();
+  ASSERT_EQ(listed.body["records"].size(), 1u);
+  EXPECT_EQ(listed.body["records"][0]["id"], "a1");
+  EXPECT_EQ(Post("/v1/collections/notes/records:count", {{"as_of", between}}).body["count"], 1);
+  EXPECT_EQ(Post("/v1/collections/notes/records:count", json::object()).body["count"], 1);
+  EXPECT_EQ(Post("/v1/collections/notes/records:count", {{"as_of", "2000-01-01"}}).body["count"],
+            0);
+
+  // records:get: the version and its history.
+  const std::string get = "/v1/collections/notes/records:get";
+  Reply current = Post(get, {{"id", "a2"}, {"include_history", true}}, kAliceKey);
+  ASSERT_EQ(current.status, 200) << current.body.dump();
+  EXPECT_EQ(current.body["record"]["supersedes"], json::array({"a1"}));
+  EXPECT_TRUE(current.body.contains("written_at"));
+  EXPECT_FALSE(current.body.contains("superseded_at"));
+  ASSERT_EQ(current.body["history"].size(), 1u);
+  EXPECT_EQ(current.body["history"][0]["id"], "a1");
+  EXPECT_EQ(current.body["history"][0]["superseded_at"], current.body["written_at"]);
+  EXPECT_EQ(current.body["history_truncated"], false);
+  ExpectProblem(Post(get, {{"id", "a1"}}, kAliceKey), 404, "not_found");
+  Reply then = Post(get, {{"id", "a1"}, {"as_of", between}}, kAliceKey);
+  ASSERT_EQ(then.status, 200) << then.body.dump();
+  EXPECT_FALSE(then.body.contains("history"));
+  // bob cannot read alice's private history; the answer is a plain 404.
+  ExpectProblem(Post(get, {{"id", "a2"}, {"include_history", true}}, kBobKey), 404, "not_found");
+  // The plain GET sees current records only.
+  EXPECT_EQ(Send("GET", records + "/a1", "", kAliceKey).status, 404);
+  EXPECT_EQ(Send("GET", records + "/a2", "", kAliceKey).status, 200);
+
+  // Bad input, located.
+  ExpectProblem(Post("/v1/collections/notes/records:count", {{"as_of", "soon"}}), 400,
+                "request.invalid", "$.as_of");
+  ExpectProblem(Post(get, {{"id", "a2"}, {"as_of", "soon"}}), 400, "request.invalid", "$.as_of");
+  ExpectProblem(Post("/v1/collections/notes/search", {{"query", "ferry"}, {"as_of", "soon"}}), 422,
+                "request.invalid", "$.as_of");
+  ExpectProblem(Post(get, {{"id", ""}}), 400, "request.invalid", "$.id");
+  ExpectProblem(Post(get, {{"id", "a2"}, {"history", true}}), 400, "request.invalid");
+  json self = Note("a3", "alice", "agent_private", "x");
+  self["supersedes"] = {"a3"};
+  ExpectProblem(Post(records, {{"records", {self}}}, kAliceKey), 422, "record.invalid",
+                "$.records[0].supersedes[0]");
+  // Forgetting still deletes: the superseded version goes.
+  EXPECT_EQ(
+      Post("/v1/collections/notes/records:delete", {{"ids", {"a1"}}}, kAliceKey).body["deleted"],
+      1);
+  Reply after = Post(get, {{"id", "a2"}, {"include_history", true}}, kAliceKey);
+  EXPECT_EQ(after.body["history"], json::array());
 }
 
 TEST_F(ServerHttpTest, AuthMatrix) {

@@ -244,6 +244,8 @@ HttpResponse Api::Dispatch(const Call& call) {
       return UpsertRecords(call);
     case Route::kGetRecord:
       return GetRecord(call);
+    case Route::kGetRecordVersion:
+      return GetRecordVersion(call);
     case Route::kDeleteRecord:
       return DeleteRecord(call);
     case Route::kDeleteRecords:

@@ -121,6 +121,7 @@ class Api {
   // routes_records.cc
   HttpResponse UpsertRecords(const Call& call);
   HttpResponse GetRecord(const Call& call);
+  HttpResponse GetRecordVersion(const Call& call);
   HttpResponse DeleteRecord(const Call& call);
   HttpResponse DeleteRecords(const Call& call);
   // routes_search.cc

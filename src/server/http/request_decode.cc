@@ -380,6 +380,7 @@ Decoded<SearchRequest> DecodeSearch(const json& body, const Limits& limits) {
   if (r.Number("threshold", &d, 0, 1e12)) req.threshold = d;
   if (r.Number("score_threshold", &d, 0, 1)) req.score_threshold = d;
   r.String("anchor", &req.anchor, 32);
+  r.String("as_of", &req.as_of, kMaxAsOfBytes);
   ReadRanking(r, &req.decay, &req.boost);
   ReadFusion(r, &req.fusion);
   r.Bool("explain", &req.explain);
@@ -397,6 +398,7 @@ RecordSelection ReadSelection(ObjectReader& r, const Limits& limits) {
   } else {
     s.filter.clear();
   }
+  r.String("as_of", &s.as_of, kMaxAsOfBytes);
   return s;
 }
 }  // namespace
@@ -482,6 +484,22 @@ Decoded<FilterBody> DecodeRetrieveFilter(const json& body, const Limits& limits)
   return Finish(r, std::move(out));
 }
 
+Decoded<GetBody> DecodeGet(const json& body, const Limits& /*limits*/) {
+  ObjectReader r(body, "$");
+  GetBody out;
+  if (r.Require("id") && r.String("id", &out.id, 1024) && out.id.empty()) {
+    r.Fail("id", "expected a non-empty record id");
+  }
+  std::string agent;
+  if (r.String("agent", &agent, 1024)) {
+    if (agent.empty()) r.Fail("agent", "expected a non-empty agent id");
+    out.request.agent = std::move(agent);
+  }
+  r.String("as_of", &out.request.as_of, kMaxAsOfBytes);
+  r.Bool("include_history", &out.request.include_history);
+  return Finish(r, std::move(out));
+}
+
 Decoded<RunBody> DecodeRun(const json& body, const Limits& limits) {
   ObjectReader r(body, "$");
   RunBody out;
@@ -529,6 +547,8 @@ std::optional<Problem> CheckRequest(std::string_view method, std::string_view pa
       return problem_of(DecodeRetrieveFilter(doc.value(), limits));
     case Route::kRunRetrieve:
       return problem_of(DecodeRun(doc.value(), limits));
+    case Route::kGetRecordVersion:
+      return problem_of(DecodeGet(doc.value(), limits));
     default:
       return std::nullopt;
   }

@@ -70,6 +70,10 @@ struct FilterBody {
   std::string filter;
   std::string target;  // translate only
 };
+struct GetBody {
+  std::string id;
+  GetRequest request;  // agent, as_of, include_history (the scope is the caller's)
+};
 struct RunBody {
   std::string query;
   std::optional<std::vector<float>> vector;
@@ -84,10 +88,14 @@ Decoded<CollectionSpec> DecodeCollectionSpec(const nlohmann::json& body, const L
 Decoded<EmbedderSpec> DecodeReembed(const nlohmann::json& body, const Limits& limits);
 Decoded<UpsertBody> DecodeUpsert(const nlohmann::json& body, const Limits& limits);
 Decoded<DeleteBody> DecodeDelete(const nlohmann::json& body, const Limits& limits);
+// The longest as_of accepted (an RFC 3339 datetime is at most ~35 bytes).
+inline constexpr std::size_t kMaxAsOfBytes = 64;
 Decoded<SearchRequest> DecodeSearch(const nlohmann::json& body, const Limits& limits);
-// records:list {filter, dialect, order_by, page_size, page_token},
-// records:count {filter, dialect}, records:facets {field, top, ranges,
-// filter, dialect} (listing.h). Range bounds are numbers or datetime strings.
+// records:get {id, agent, as_of, include_history} (engine.h GetRequest).
+Decoded<GetBody> DecodeGet(const nlohmann::json& body, const Limits& limits);
+// records:list {filter, dialect, as_of, order_by, page_size, page_token},
+// records:count {filter, dialect, as_of}, records:facets {field, top,
+// ranges, filter, dialect, as_of} (listing.h). Range bounds are numbers or datetime strings.
 Decoded<ListRequest> DecodeList(const nlohmann::json& body, const Limits& limits);
 Decoded<RecordSelection> DecodeCount(const nlohmann::json& body, const Limits& limits);
 Decoded<FacetRequest> DecodeFacets(const nlohmann::json& body, const Limits& limits);

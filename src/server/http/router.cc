@@ -63,6 +63,10 @@ std::vector<Candidate> Lookup(std::string_view path, RouteMatch* m) {
       m->label = "/v1/collections/{name}/records:delete";
       return {{"POST", Route::kDeleteRecords}};
     }
+    if (n == 4 && p[3] == "records:get") {
+      m->label = "/v1/collections/{name}/records:get";
+      return {{"POST", Route::kGetRecordVersion}};
+    }
     if (n == 4 && p[3] == "records:list") {
       m->label = "/v1/collections/{name}/records:list";
       return {{"POST", Route::kListRecords}};
@@ -147,6 +151,7 @@ bool HasJsonBody(Route route) {
     case Route::kCreateCollection:
     case Route::kReembedCollection:
     case Route::kUpsertRecords:
+    case Route::kGetRecordVersion:
     case Route::kDeleteRecords:
     case Route::kSearch:
     case Route::kListRecords:

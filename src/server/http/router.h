@@ -27,6 +27,7 @@ enum class Route {
   kReembedCollection,
   kUpsertRecords,
   kGetRecord,
+  kGetRecordVersion,
   kDeleteRecord,
   kDeleteRecords,
   kSearch,

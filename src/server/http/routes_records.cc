@@ -1,11 +1,13 @@
 // /v1/collections/{name}/records: upsert, get, delete by id or by filter,
-// every call scoped by the caller's principal (SEARCH.md §6); and
+// every call scoped by the caller's principal (SEARCH.md §6);
 // .../agents/{agent}/records/{id}, a record named with its owner where ids
-// are unique per agent (engine.h, "Record keys").
+// are unique per agent (engine.h, "Record keys"); and records:get, a record
+// with its version, as of an instant, with its history (engine.h GetRequest).
 #include <string_view>
 
 #include "server/common/json_input.h"
 #include "server/http/api.h"
+#include "server/http/request_decode.h"
 
 namespace engram::server::http {
 
@@ -26,8 +28,14 @@ HttpResponse Api::UpsertRecords(const Call& call) {
     if (d.similarity) entry["similarity"] = *d.similarity;
     deduplicated.push_back(std::move(entry));
   }
-  return JsonResponse(
-      200, {{"ok", true}, {"written", r->written}, {"deduplicated", std::move(deduplicated)}});
+  nlohmann::json superseded = nlohmann::json::array();
+  for (const Superseded& s : r->superseded) {
+    superseded.push_back({{"index", s.index}, {"id", s.id}, {"superseded", s.superseded}});
+  }
+  return JsonResponse(200, {{"ok", true},
+                            {"written", r->written},
+                            {"deduplicated", std::move(deduplicated)},
+                            {"superseded", std::move(superseded)}});
 }
 
 namespace {
@@ -52,6 +60,53 @@ HttpResponse Api::GetRecord(const Call& call) {
   }
   HttpResponse response;
   response.body = std::move(**r);
+  return response;
+}
+
+namespace {
+
+// A version as records:get writes it; the record is a JSON object text the
+// engine validated, written as it is.
+std::string VersionJson(const RecordVersion& v) {
+  std::string out = "{\"id\":" + nlohmann::json(v.id).dump() + ",\"record\":" + v.record;
+  if (!v.written_at.empty()) out += ",\"written_at\":\"" + v.written_at + "\"";
+  if (!v.superseded_at.empty()) out += ",\"superseded_at\":\"" + v.superseded_at + "\"";
+  return out;  // open: the caller closes it
+}
+
+}  // namespace
+
+HttpResponse Api::GetRecordVersion(const Call& call) {
+  Decoded<GetBody> body = DecodeGet(call.body, options_.limits);
+  if (!body.ok()) return ProblemResponse(body.problem());
+  GetRequest& request = body.value().request;
+  request.scope = call.principal.scope();
+  const std::string& id = body.value().id;
+  StatusOr<GetResponse> r = engine_->Get(call.match.name, id, request);
+  if (!r.ok()) return ProblemResponse(FromStatus(r.status()));
+  if (r->rejected) {
+    return ProblemResponse(BadRequest(JoinDiagnosticPath("$", r->rejected->path),
+                                      r->rejected->message, r->rejected->kind));
+  }
+  if (!r->found) {
+    // The same answer whether it is absent or another agent's the caller may not read.
+    std::string name = "record '" + id + "'";
+    if (request.agent) name += " of agent '" + *request.agent + "'";
+    return ProblemResponse(NotFound("no " + name + " in collection '" + call.match.name + "'" +
+                                    (request.as_of.empty() ? "" : " as of " + request.as_of)));
+  }
+  HttpResponse response;
+  std::string& out = response.body;
+  out = VersionJson(*r->found);
+  if (request.include_history) {
+    out += ",\"history\":[";
+    for (std::size_t i = 0; i < r->history.size(); ++i) {
+      out += (i > 0 ? "," : "") + VersionJson(r->history[i]) + "}";
+    }
+    out += "],\"history_truncated\":";
+    out += r->history_truncated ? "true" : "false";
+  }
+  out += '}';
   return response;
 }
 
