@@ -58,7 +58,7 @@ describe("engram mcp --connect, the stdio bridge to a running server", () => {
     clients.push(client);
     assert.equal(client.getServerVersion().name, "engram");
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name), ["SearchMemory", "StoreMemory", "ForgetMemory", "Retrieve", "ListMemories", "MemoryStats"]);
+    assert.deepEqual(tools.map((t) => t.name), ["SearchMemory", "StoreMemory", "ForgetMemory", "Retrieve", "ListMemories", "MemoryStats", "ReviseMemory", "MemoryHistory"]);
   });
 
   test("what the bridge stores, the REST API finds; what REST stores, the bridge finds", async () => {

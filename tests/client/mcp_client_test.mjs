@@ -123,7 +123,7 @@ describe("engram mcp over stdio", () => {
   test("negotiates and lists the tools with SearchMemory's seed schema", async () => {
     assert.equal(client.getServerVersion().name, "engram");
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name), ["SearchMemory", "StoreMemory", "ForgetMemory", "Retrieve", "ListMemories", "MemoryStats"]);
+    assert.deepEqual(tools.map((t) => t.name), ["SearchMemory", "StoreMemory", "ForgetMemory", "Retrieve", "ListMemories", "MemoryStats", "ReviseMemory", "MemoryHistory"]);
     const searchMemory = tools.find((t) => t.name === "SearchMemory");
     assert.deepEqual(searchMemory.inputSchema, SEED_INPUT_SCHEMA);
     for (const tool of tools) assert.equal(tool.outputSchema.type, "object");

@@ -70,7 +70,7 @@ TEST_F(BridgeTest, AHandshakeSessionCarriesTheNegotiatedVersion) {
   EXPECT_EQ(Forward(session, {{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}),
             nullptr);
   Json tools = Forward(session, {{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/list"}});
-  EXPECT_EQ(tools["result"]["tools"].size(), 6u) << tools.dump();
+  EXPECT_EQ(tools["result"]["tools"].size(), 8u) << tools.dump();
   EXPECT_EQ(Find(sent_.back().headers, "MCP-Protocol-Version"), "2025-06-18");
   EXPECT_EQ(Find(sent_.back().headers, "Mcp-Method"), "tools/list");
   EXPECT_EQ(Find(sent_.back().headers, "Accept"), "application/json, text/event-stream");

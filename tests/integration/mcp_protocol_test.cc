@@ -113,7 +113,8 @@ TEST_F(McpTest, PingAndToolsListWork) {
     EXPECT_EQ(tool["outputSchema"]["type"], "object");
   }
   EXPECT_EQ(names, (std::vector<std::string>{"SearchMemory", "StoreMemory", "ForgetMemory",
-                                             "Retrieve", "ListMemories", "MemoryStats"}));
+                                             "Retrieve", "ListMemories", "MemoryStats",
+                                             "ReviseMemory", "MemoryHistory"}));
 }
 
 // The seed's inputSchema, exactly (seed 001; SEARCH.md §5).
@@ -174,7 +175,7 @@ TEST_F(McpTest, StatelessRequestsNeedNoHandshakeAndCarryResultType) {
 
   const Json list = Send(Stateless("tools/list").dump());
   EXPECT_EQ(list["result"]["resultType"], "complete");
-  EXPECT_EQ(list["result"]["tools"].size(), 6u);
+  EXPECT_EQ(list["result"]["tools"].size(), 8u);
   EXPECT_TRUE(list["result"].contains("ttlMs"));
   EXPECT_EQ(list["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["version"], "0.1.0");
 

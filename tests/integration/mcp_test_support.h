@@ -78,8 +78,9 @@ class McpTest : public ::testing::Test {
     return result["structuredContent"];
   }
   // A tool error's text.
-  std::string ToolError(const std::string& name, const Json& arguments) {
-    Json result = Tool(name, arguments);
+  std::string ToolError(const std::string& name, const Json& arguments,
+                        const Principal* p = nullptr) {
+    Json result = Tool(name, arguments, p);
     EXPECT_EQ(result.value("isError", false), true) << result.dump();
     EXPECT_FALSE(result.contains("structuredContent"));
     return result.contains("content") ? result["content"][0].value("text", "") : "";

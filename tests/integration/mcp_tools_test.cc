@@ -410,6 +410,65 @@ TEST_F(McpToolsTest, StoreMemoryReportsADuplicateOfTheAgentsOwn) {
   EXPECT_EQ(engine_->DescribeCollection("memories")->records, 2u);
 }
 
+TEST_F(McpToolsTest, ReviseMemorySupersedesAndMemoryHistoryReadsTheVersions) {
+  Principal alice{"alice", ReadProfile::kPrivatePlusProject, false};
+  Principal bob{"bob", ReadProfile::kPrivatePlusProject, false};
+  const Json first = ToolOk("StoreMemory",
+                            {{"content", "the deploy key lives in vault A"},
+                             {"session_id", "ops"},
+                             {"title", "deploy key"}},
+                            &alice);
+  const std::string v1 = first["memory_id"];
+  const Json revised = ToolOk(
+      "ReviseMemory", {{"memory_id", v1}, {"content", "the deploy key moved to vault B"}}, &alice);
+  const std::string v2 = revised["memory_id"];
+  EXPECT_NE(v2, v1);
+  EXPECT_EQ(revised["supersedes"], v1);
+  EXPECT_EQ(revised["session_id"], "ops");  // inherited from the old version
+  EXPECT_EQ(revised["sequence_order"], 2);
+  // Searches see the new version only.
+  const Json hits = ToolOk("SearchMemory", {{"query", "deploy key vault"}, {"score_threshold", 0}},
+                           &alice)["results"];
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_EQ(hits[0]["memory_id"], v2);
+  EXPECT_EQ(hits[0]["title"], "deploy key");
+  EXPECT_EQ(ToolOk("MemoryStats", Json::object(), &alice)["count"], 1);
+  // The history: the new version with the one it replaced.
+  const Json history = ToolOk("MemoryHistory", {{"memory_id", v2}}, &alice);
+  EXPECT_EQ(history["memory"]["memory_id"], v2);
+  EXPECT_FALSE(history["memory"].contains("superseded_at"));
+  ASSERT_EQ(history["history"].size(), 1u);
+  EXPECT_EQ(history["history"][0]["memory_id"], v1);
+  EXPECT_EQ(history["history"][0]["superseded_at"], history["memory"]["written_at"]);
+  EXPECT_EQ(history["history_truncated"], false);
+  // The old version as of a time before the revision.
+  const Json then = ToolOk(
+      "MemoryHistory", {{"memory_id", v1}, {"as_of", history["history"][0]["written_at"]}}, &alice);
+  EXPECT_EQ(then["memory"]["memory_id"], v1);
+  // A revised memory is revised no more; another agent's cannot be revised.
+  EXPECT_EQ(ToolError("ReviseMemory", {{"memory_id", v1}, {"content", "x"}}, &alice)
+                .rfind("memory_id: no current memory", 0),
+            0u);
+  EXPECT_EQ(ToolError("ReviseMemory", {{"memory_id", v2}, {"content", "x"}}, &bob)
+                .rfind("memory_id: no current memory", 0),
+            0u);
+  EXPECT_EQ(
+      ToolError("MemoryHistory", {{"memory_id", v1}}, &alice).rfind("memory_id: no memory", 0), 0u);
+  EXPECT_EQ(ToolError("MemoryHistory", {{"memory_id", v2}}, &bob).rfind("memory_id: no memory", 0),
+            0u);
+  // Located argument errors.
+  EXPECT_EQ(ToolError("ReviseMemory", {{"memory_id", "x"}, {"content", "y"}}, &alice)
+                .rfind("memory_id: ", 0),
+            0u);
+  EXPECT_EQ(ToolError("ReviseMemory", {{"memory_id", v2}}, &alice).rfind("content: ", 0), 0u);
+  EXPECT_EQ(ToolError("MemoryHistory", {{"memory_id", v2}, {"as_of", "soon"}}, &alice)
+                .rfind("as_of: ", 0),
+            0u);
+  // Forgetting the current version leaves nothing current.
+  EXPECT_EQ(ToolOk("ForgetMemory", {{"memory_id", v2}}, &alice)["existed"], true);
+  EXPECT_EQ(ToolOk("MemoryStats", Json::object(), &alice)["count"], 0);
+}
+
 TEST_F(McpToolsTest, ScopedAgentsSeeAndForgetOnlyTheirOwn) {
   Principal alice{"alice", ReadProfile::kPrivateOnly, false};
   Principal bob{"bob", ReadProfile::kPrivateOnly, false};

@@ -143,6 +143,8 @@ Protocol::Protocol(Engine* engine, McpOptions options)
   tools_.push_back(MakeRetrieveTool());
   tools_.push_back(MakeListMemoriesTool());
   tools_.push_back(MakeMemoryStatsTool());
+  tools_.push_back(MakeReviseMemoryTool());
+  tools_.push_back(MakeMemoryHistoryTool());
 }
 
 std::optional<json> Protocol::Handle(const RpcEntry& entry, const Principal& principal,

@@ -54,6 +54,8 @@ std::unique_ptr<Tool> MakeForgetMemoryTool();
 std::unique_ptr<Tool> MakeRetrieveTool();
 std::unique_ptr<Tool> MakeListMemoriesTool();
 std::unique_ptr<Tool> MakeMemoryStatsTool();
+std::unique_ptr<Tool> MakeReviseMemoryTool();
+std::unique_ptr<Tool> MakeMemoryHistoryTool();
 
 }  // namespace engram::server::mcp
 
