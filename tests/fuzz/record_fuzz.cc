@@ -3,9 +3,11 @@
 // every field type, two text fields and 4-dimensional vectors. Invariants:
 // never crashes, hangs or leaks; a rejected record gets a record.invalid
 // Diagnostic with a message; an accepted
-// one has its id, one slot per field, one text per text field and 4 finite
-// components, and reloads from its stored body to the same id, texts and
-// vector (what recovery reads back).
+// one has its id, one slot per field and per version slot (version.h), one
+// text per text field, 4 finite components and at most 64 distinct
+// `supersedes` ids, none its own, and reloads from its stored body, with a
+// version, to the same id, texts, vector, body and version (what recovery
+// reads back).
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -15,6 +17,7 @@
 #include <string_view>
 
 #include "engine/collection.h"
+#include "engine/version.h"
 
 namespace {
 
@@ -57,16 +60,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   const PreparedRecord& p = r.value();
   Check(!p.id.empty());
-  Check(p.slots.size() == c.schema().fields().size());
+  Check(p.slots.size() == c.row_schema()->fields().size());
+  Check(p.supersedes.size() <= engram::engine::kMaxSupersedes);
+  for (const std::string& id : p.supersedes) Check(!id.empty() && id != p.id);
   Check(p.texts.size() == 2);
   Check(p.vector.size() == 4);
   for (float x : p.vector) Check(std::isfinite(x));
   std::string vector_bytes(16, '\0');
   std::memcpy(vector_bytes.data(), p.vector.data(), 16);
-  engram::StatusOr<PreparedRecord> back = c.Reload(p.body, vector_bytes);
+  PreparedRecord versioned = p;
+  versioned.slots[c.written_slot()] = engram::Datetime{1700000000000000};
+  versioned.slots[c.superseded_slot()] = engram::Datetime{1700000000000001};
+  engram::StatusOr<PreparedRecord> back = c.Reload(c.StoredBodyOf(versioned), vector_bytes);
   Check(back.ok());
   Check(back.value().id == p.id && back.value().texts == p.texts &&
-        back.value().vector == p.vector);
-  Check(back.value().slots.size() == p.slots.size());
+        back.value().vector == p.vector && back.value().body == p.body);
+  Check(back.value().slots == versioned.slots);
+  Check(engram::engine::SupersedesOf(back.value().body) == p.supersedes);
   return 0;
 }
