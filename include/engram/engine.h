@@ -173,7 +173,8 @@ struct Deduplicated {
 // current records only, and a read `as_of` an instant T sees the records
 // written at or before T and not superseded by T (records written before
 // versions were kept count as written at every instant). Records expired
-// at now stay invisible at every as_of; deleted records are gone. A write
+// at now stay invisible at every as_of (and as of a later instant, those
+// expired by then); deleted records are gone. A write
 // that names a record it cannot supersede (absent, expired, another
 // owner's: one answer, so nothing is told of others' ids) is rejected
 // (record.supersedes_unknown, path supersedes[i]), nothing written. Naming

@@ -218,8 +218,16 @@ StatusOr<PreparedRecord> Collection::Reload(std::string_view body,
     out.vector.resize(spec_.vector_dim);
     std::memcpy(out.vector.data(), vector_bytes.data(), vector_bytes.size());
   }
-  // The body without the version member (written as Prepare wrote it).
-  out.body = versioned ? json::Dump(read.value) : std::move(text);
+  // The body without the version member, as Prepare wrote it: cut from the
+  // stored text when StoredBody wrote it (reopening does not serialise every
+  // record again), else serialised.
+  if (!versioned) {
+    out.body = std::move(text);
+  } else if (std::optional<std::string> cut = BodyWithoutVersion(text, version)) {
+    out.body = std::move(*cut);
+  } else {
+    out.body = json::Dump(read.value);
+  }
   SetContentHash(&out);
   return out;
 }

@@ -83,19 +83,35 @@ std::vector<std::string> SupersedesOf(std::string_view body) {
   return ids;
 }
 
-std::string StoredBody(std::string_view body, const Version& version) {
+namespace {
+
+// The member StoredBody appends: "@version":{"written_at":..,"superseded_at":..}.
+std::string VersionMember(const Version& version) {
   json::Value v = json::Value::object();
   if (version.written_at) v["written_at"] = FormatDatetime(*version.written_at);
   if (version.superseded_at) v["superseded_at"] = FormatDatetime(*version.superseded_at);
-  const std::string member =
-      json::Dump(json::Value(std::string(kVersionMember))) + ":" + json::Dump(v);
+  return json::Dump(json::Value(std::string(kVersionMember))) + ":" + json::Dump(v);
+}
+
+}  // namespace
+
+std::string StoredBody(std::string_view body, const Version& version) {
   // `body` is a compact object text (json::Dump's) ending in '}': the member
   // goes before it.
   std::string out(body.substr(0, body.size() - 1));
   if (out.size() > 1) out += ',';
-  out += member;
+  out += VersionMember(version);
   out += '}';
   return out;
+}
+
+std::optional<std::string> BodyWithoutVersion(std::string_view stored, const Version& version) {
+  const std::string tail = VersionMember(version) + "}";
+  if (stored.size() < tail.size() + 1 || !stored.ends_with(tail)) return std::nullopt;
+  const std::size_t at = stored.size() - tail.size();  // the member's first byte
+  if (stored[at - 1] == '{') return std::string(stored.substr(0, at)) + "}";
+  if (stored[at - 1] != ',' || at < 2) return std::nullopt;
+  return std::string(stored.substr(0, at - 1)) + "}";
 }
 
 std::optional<std::string> TakeVersion(json::Value* object, Version* version) {
