@@ -42,10 +42,23 @@ StatusOr<Selection> Compile(const Collection& c, const RecordSelection& s, Datet
 StatusOr<roaring::Roaring> Selected(const Collection::Reader& reader, const Selection& selection,
                                     const Deadline& deadline) {
   const index::MetadataIndex& metadata = reader.metadata();
-  roaring::Roaring out =
-      selection.filter ? metadata.Evaluate(selection.filter->value().optimized.root, &deadline)
-                       : metadata.live();
-  if (selection.visible) out &= metadata.Evaluate(selection.visible->optimized.root, &deadline);
+  // One `and` of what is visible and the filter, their own `and`s flattened
+  // into it, so that the index intersects the smallest sets first (a
+  // tenant's records before a time range over everyone's).
+  filter::Node both;
+  both.op = filter::Op::kAnd;
+  for (const filter::CompiledFilter* part :
+       {selection.visible ? &*selection.visible : nullptr,
+        selection.filter ? &selection.filter->value() : nullptr}) {
+    if (part == nullptr) continue;
+    const filter::Node& root = part->optimized.root;
+    if (root.op == filter::Op::kAnd) {
+      both.children.insert(both.children.end(), root.children.begin(), root.children.end());
+    } else {
+      both.children.push_back(root);
+    }
+  }
+  roaring::Roaring out = metadata.Evaluate(both, &deadline);
   RETURN_IF_ERROR(deadline.Check("filtering"));
   return out;
 }
@@ -277,10 +290,10 @@ StatusOr<FacetResponse> Engine::Facets(std::string_view collection,
   const Collection::Reader reader = c->Read();
   ASSIGN_OR_RETURN(const roaring::Roaring selected, Selected(reader, compiled, deadline));
   if (!by_value) {
+    const std::vector<std::uint64_t> counts =
+        reader.metadata().CountWithin(leaves, selected, &deadline);
     for (std::size_t i = 0; i < leaves.size(); ++i) {
-      const std::uint64_t n =
-          reader.metadata().Evaluate(leaves[i], &deadline).and_cardinality(selected);
-      response.ranges.push_back(FacetRangeCount{request.ranges[i], n});
+      response.ranges.push_back(FacetRangeCount{request.ranges[i], counts[i]});
     }
     RETURN_IF_ERROR(deadline.Check("facets"));
     return response;
