@@ -57,7 +57,7 @@
 #include "common/format.h"
 #include "common/measure.h"
 #include "engram/engine.h"
-#include "recovery/memories.h"
+#include "common/memories.h"
 #include "storage/store.h"
 
 namespace engram::bench {

@@ -48,10 +48,24 @@ StatusOr<roaring::Roaring> Selected(const Collection::Reader& reader, const Coll
   ASSIGN_OR_RETURN(std::optional<filter::CompiledFilter> visible,
                    engine::VisibleFilter(c, scope, selection.at));
   const index::MetadataIndex& metadata = reader.metadata();
+  // One `and` of what is visible and the filter, their own `and`s flattened
+  // into it, so that the index intersects the smallest sets first (a
+  // tenant's records before a time range over everyone's).
+  filter::Node both;
+  both.op = filter::Op::kAnd;
+  const filter::CompiledFilter* const parts[] = {
+      visible ? &*visible : nullptr, selection.filter ? &selection.filter->value() : nullptr};
+  for (const filter::CompiledFilter* part : parts) {
+    if (part == nullptr) continue;
+    const filter::Node& root = part->optimized.root;
+    if (root.op == filter::Op::kAnd) {
+      both.children.insert(both.children.end(), root.children.begin(), root.children.end());
+    } else {
+      both.children.push_back(root);
+    }
+  }
   roaring::Roaring out =
-      selection.filter ? metadata.Evaluate(selection.filter->value().optimized.root, &deadline)
-                       : metadata.live();
-  if (visible) out &= metadata.Evaluate(visible->optimized.root, &deadline);
+      both.children.empty() ? metadata.live() : metadata.Evaluate(both, &deadline);
   RETURN_IF_ERROR(deadline.Check("filtering"));
   return out;
 }
@@ -287,10 +301,10 @@ StatusOr<FacetResponse> Engine::Facets(std::string_view collection,
   ASSIGN_OR_RETURN(const roaring::Roaring selected,
                    Selected(reader, *c, compiled, request.selection.scope, deadline));
   if (!by_value) {
+    const std::vector<std::uint64_t> counts =
+        reader.metadata().CountWithin(leaves, selected, &deadline);
     for (std::size_t i = 0; i < leaves.size(); ++i) {
-      const std::uint64_t n =
-          reader.metadata().Evaluate(leaves[i], &deadline).and_cardinality(selected);
-      response.ranges.push_back(FacetRangeCount{request.ranges[i], n});
+      response.ranges.push_back(FacetRangeCount{request.ranges[i], counts[i]});
     }
     RETURN_IF_ERROR(deadline.Check("facets"));
     return response;

@@ -14,6 +14,13 @@ using filter::Op;
 // At most this many records left in an `and`: its substring tests read their
 // rows (about 100 ns each) rather than the trigram index.
 constexpr std::uint64_t kScanBelow = 2048;
+// A range over more distinct values than this is answered by the field's
+// column (one pass over the records) rather than a union of its values' sets.
+constexpr std::size_t kColumnAbove = 256;
+// In an `and`, a range on a field with a column reads the cells of the
+// records left rather than evaluating the range once they are fewer than
+// 1 / kFilterBelow of the live records.
+constexpr std::uint64_t kFilterBelow = 8;
 
 bool IsSet(const Value& v) {
   return std::holds_alternative<StringSet>(v);
@@ -36,8 +43,10 @@ bool MetadataIndex::ValueOrder::operator()(const Value& a, const Value& b) const
 MetadataIndex::MetadataIndex(std::shared_ptr<const Schema> schema)
     : schema_(std::move(schema)), fields_(schema_->fields().size()) {
   for (std::size_t s = 0; s < fields_.size(); ++s) {
-    if (schema_->field(s).type == FieldType::kString) {
-      fields_[s].substrings = std::make_unique<SubstringIndex>();
+    const FieldType type = schema_->field(s).type;
+    if (type == FieldType::kString) fields_[s].substrings = std::make_unique<SubstringIndex>();
+    if (type == FieldType::kInt || type == FieldType::kFloat || type == FieldType::kDatetime) {
+      fields_[s].column = std::make_unique<RangeColumn>(type);
     }
   }
 }
@@ -53,6 +62,7 @@ void MetadataIndex::Put(std::uint32_t record, std::vector<Value> slots) {
       for (const std::string& e : std::get<StringSet>(v)) f.values[Value(e)].add(record);
       continue;
     }
+    if (f.column) f.column->Set(record, v);
     auto [it, added] = f.values.try_emplace(v);
     it->second.add(record);
     if (added && f.substrings && std::holds_alternative<std::string>(it->first)) {
@@ -111,7 +121,7 @@ std::size_t MetadataIndex::MemoryBytes() const {
     for (const Value& v : row) bytes += value(v);
   }
   for (const FieldIndex& f : fields_) {
-    bytes += f.present.getSizeInBytes(false);
+    bytes += f.present.getSizeInBytes(false) + (f.column ? f.column->MemoryBytes() : 0);
     for (const auto& [key, records] : f.values) {
       bytes += 4 * sizeof(void*) + sizeof(Value) + sizeof(roaring::Roaring) + value(key) +
                records.getSizeInBytes(false);
@@ -156,6 +166,34 @@ const std::vector<Value>* MetadataIndex::Row(std::uint32_t record) const {
   return live_.contains(record) ? &rows_[record] : nullptr;
 }
 
+std::optional<Interval> MetadataIndex::ColumnInterval(const Node& n) const {
+  if (n.op != Op::kRange && n.op != Op::kCmp) return std::nullopt;
+  const FieldIndex& f = fields_[n.slot];
+  if (!f.column || !f.column->usable()) return std::nullopt;
+  Interval b;
+  if (n.op == Op::kRange) {
+    if ((n.lo && !Comparable(n.slot, n.lo->value)) || (n.hi && !Comparable(n.slot, n.hi->value)))
+      return std::nullopt;
+    b.lo = n.lo;
+    b.hi = n.hi;
+    return b;
+  }
+  if (!Comparable(n.slot, n.values[0])) return std::nullopt;
+  using filter::CmpOp;
+  switch (n.cmp) {
+    case CmpOp::kGt:
+    case CmpOp::kGe:
+      b.lo = filter::Bound{n.values[0], n.cmp == CmpOp::kGe};
+      return b;
+    case CmpOp::kLt:
+    case CmpOp::kLe:
+      b.hi = filter::Bound{n.values[0], n.cmp == CmpOp::kLe};
+      return b;
+    default:
+      return std::nullopt;
+  }
+}
+
 // Whether CompareValues can order a value of the field's type against
 // `literal`; when it cannot, the evaluator's comparison is false.
 bool MetadataIndex::Comparable(std::uint32_t slot, const Value& literal) const {
@@ -188,7 +226,12 @@ roaring::Roaring MetadataIndex::RangeUnion(const FieldIndex& field,
   if (first != m.end() && last != m.end() && ValueOrder{}(last->first, first->first)) last = first;
   if (first == m.end()) last = first;
   std::vector<const roaring::Roaring*> parts;
-  for (auto it = first; it != last && !poll.Passed(); ++it) parts.push_back(&it->second);
+  for (auto it = first; it != last && !poll.Passed(); ++it) {
+    if (parts.size() == kColumnAbove && field.column && field.column->usable()) {
+      return field.column->Scan({lo, hi}, field.present, poll);
+    }
+    parts.push_back(&it->second);
+  }
   return Union(parts);
 }
 
@@ -299,13 +342,18 @@ roaring::Roaring MetadataIndex::Eval(const Node& n, DeadlinePoll& poll) const {
       // between fields then read only the rows that are left, and so do
       // substring tests when few rows are left (a tenant's records: cheaper
       // than asking the substring index about every tenant's values).
+      // Ranges on a field with a column likewise read only the cells of
+      // the records left, once few are.
       std::vector<roaring::Roaring> sets;
       std::vector<const Node*> scans, substrings;
+      std::vector<std::pair<const Node*, Interval>> ranges;
       for (const Node& c : n.children) {
         if (c.op == Op::kCmpFields || c.op == Op::kInField) {
           scans.push_back(&c);
         } else if (c.op == Op::kContains || c.op == Op::kIContains) {
           substrings.push_back(&c);
+        } else if (std::optional<Interval> b = ColumnInterval(c)) {
+          ranges.emplace_back(&c, std::move(*b));
         } else {
           sets.push_back(Eval(c, poll));
         }
@@ -315,6 +363,13 @@ roaring::Roaring MetadataIndex::Eval(const Node& n, DeadlinePoll& poll) const {
       });
       roaring::Roaring out = sets.empty() ? live_ : std::move(sets[0]);
       for (std::size_t i = 1; i < sets.size() && !out.isEmpty(); ++i) out &= sets[i];
+      for (const auto& [c, interval] : ranges) {
+        if (out.isEmpty()) break;
+        const FieldIndex& f = fields_[c->slot];
+        out = out.cardinality() * kFilterBelow < live_.cardinality()
+                  ? f.column->Filter(interval, out, f.present, poll)
+                  : out & Leaf(*c, poll);
+      }
       for (const Node* c : substrings) {
         if (out.isEmpty()) break;
         out = out.cardinality() <= kScanBelow ? Scan(*c, out, poll) : out & Leaf(*c, poll);
@@ -328,6 +383,26 @@ roaring::Roaring MetadataIndex::Eval(const Node& n, DeadlinePoll& poll) const {
     default:
       return Leaf(n, poll);
   }
+}
+
+std::vector<std::uint64_t> MetadataIndex::CountWithin(const std::vector<Node>& leaves,
+                                                      const roaring::Roaring& within,
+                                                      const Deadline* deadline) const {
+  DeadlinePoll poll(deadline, 16);
+  std::vector<Interval> intervals;
+  for (const Node& leaf : leaves) {
+    std::optional<Interval> interval = ColumnInterval(leaf);
+    if (!interval || leaf.slot != leaves[0].slot) break;
+    intervals.push_back(std::move(*interval));
+  }
+  if (!leaves.empty() && intervals.size() == leaves.size() &&
+      within.cardinality() * kFilterBelow < live_.cardinality()) {
+    const FieldIndex& f = fields_[leaves[0].slot];
+    return f.column->Count(intervals, within, f.present, poll);
+  }
+  std::vector<std::uint64_t> counts;
+  for (const Node& leaf : leaves) counts.push_back(Eval(leaf, poll).and_cardinality(within));
+  return counts;
 }
 
 double MetadataIndex::LeafEstimate(const Node& n, DeadlinePoll& poll) const {

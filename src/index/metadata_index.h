@@ -10,7 +10,8 @@
 // Remove, which frees the record's row and its values' buckets. Writes are
 // not thread-safe; concurrent const use is. `contains` and `icontains` are
 // answered by a trigram index over each string field's distinct values
-// (substring_index.h).
+// (substring_index.h); ranges over many distinct values of an int, float or
+// datetime field by a column of its values (range_column.h).
 #ifndef ENGRAM_INDEX_METADATA_INDEX_H_
 #define ENGRAM_INDEX_METADATA_INDEX_H_
 
@@ -23,6 +24,7 @@
 #include "base/deadline.h"
 #include "base/roaring.h"
 #include "filter/ir/ir.h"
+#include "index/range_column.h"
 #include "index/substring_index.h"
 #include "schema/schema.h"
 #include "schema/value.h"
@@ -59,6 +61,14 @@ class MetadataIndex {
   // `deadline` passes the walk stops and the set is incomplete: the caller,
   // which owns the deadline, reports it.
   roaring::Roaring Evaluate(const filter::Node& node, const Deadline* deadline = nullptr) const;
+  // For each leaf (ranges of one field: kRange nodes), how many records of
+  // `within` it selects: Evaluate(leaf).and_cardinality(within), or one pass
+  // over the cells of `within` when the field has a column and `within`
+  // holds few records (facet ranges under a narrow filter). Stops like
+  // Evaluate.
+  std::vector<std::uint64_t> CountWithin(const std::vector<filter::Node>& leaves,
+                                         const roaring::Roaring& within,
+                                         const Deadline* deadline = nullptr) const;
   // About Evaluate(node).cardinality(), without building the junctions' sets:
   // exact for leaves, independence across and/or, complement for not. Stops
   // like Evaluate.
@@ -79,7 +89,11 @@ class MetadataIndex {
     roaring::Roaring present;
     std::map<Value, roaring::Roaring, ValueOrder> values;  // set<string>: elements
     std::unique_ptr<SubstringIndex> substrings;            // string fields only
+    std::unique_ptr<RangeColumn> column;                   // int, float, datetime fields
   };
+  // A range leaf's interval, when its field has a usable column and its
+  // literals are comparable with the field (nullopt otherwise).
+  std::optional<Interval> ColumnInterval(const filter::Node& node) const;
   roaring::Roaring Eval(const filter::Node& node, DeadlinePoll& poll) const;
   double Estimate(const filter::Node& node, DeadlinePoll& poll) const;
   roaring::Roaring Leaf(const filter::Node& node, DeadlinePoll& poll) const;

@@ -1,11 +1,11 @@
-// The synthetic agent memories of the recovery benchmark: seeded records with
-// a text of 12-40 words drawn from a Zipf vocabulary of pronounceable
-// pseudo-words, metadata (agent, kind, importance, time, tags) and, for the
-// vector variant, a 384-d vector from a Gaussian mixture. Record `i` at
+// Synthetic agent memories (the recovery and the count/facets benchmarks):
+// seeded records with a text of 12-40 words drawn from a Zipf vocabulary of
+// pronounceable pseudo-words, metadata (agent, kind, importance, time, tags)
+// and, for the vector variant, a 384-d vector from a Gaussian mixture. Record `i` at
 // version `v` is a pure function of (seed, i, v), so a writer and a checker
 // agree without sharing state.
-#ifndef ENGRAM_BENCH_RECOVERY_MEMORIES_H_
-#define ENGRAM_BENCH_RECOVERY_MEMORIES_H_
+#ifndef ENGRAM_BENCH_COMMON_MEMORIES_H_
+#define ENGRAM_BENCH_COMMON_MEMORIES_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -38,10 +38,10 @@ class Memories {
   std::uint64_t seed_;
   std::size_t dim_;
   std::vector<std::string> words_;
-  std::vector<double> word_cdf_;   // Zipf(1.0) over words_
-  std::vector<float> centres_;     // 256 x dim
+  std::vector<double> word_cdf_;  // Zipf(1.0) over words_
+  std::vector<float> centres_;    // 256 x dim
 };
 
 }  // namespace engram::bench
 
-#endif  // ENGRAM_BENCH_RECOVERY_MEMORIES_H_
+#endif  // ENGRAM_BENCH_COMMON_MEMORIES_H_

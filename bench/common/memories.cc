@@ -1,4 +1,4 @@
-#include "recovery/memories.h"
+#include "common/memories.h"
 
 #include <algorithm>
 #include <random>
