@@ -305,9 +305,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
       return Send(shared_.api->Refuse(Overloaded(InFlightMessage())), After::kNext);
     }
     // An I/O thread to spare runs the request itself and writes its reply:
-    // no hand-off (a hand-off to a worker and back cost 4 context switches
-    // and about a quarter of the server's CPU per search at 1 connection,
-    // bench/RESULTS.md). Otherwise a worker runs it and posts the reply back.
+    // no hand-off (a hand-off to a worker and back cost six context
+    // switches per search at 1 connection, bench/RESULTS.md). Otherwise a
+    // worker runs it and posts the reply back.
     if (shared_.TryInline()) {
       HttpResponse response = HandleEngineRequest(request);
       --shared_.running_inline;
