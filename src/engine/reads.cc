@@ -82,6 +82,15 @@ StatusOr<SearchResponse> Engine::Impl::Run(const Collection& c, const search::Re
     hit.record = reader.body_of(h.doc);
     response.hits.push_back(std::move(hit));
   }
+  if (c.counts_hits() && !response.hits.empty()) {
+    // Recall statistics: the returned hits are tallied, in O(hits) under
+    // the tally's own mutex; the maintenance writes them (hit_tally.h).
+    std::vector<std::string> keys;
+    keys.reserve(response.hits.size());
+    for (std::size_t i = 0; i < response.hits.size(); ++i)
+      keys.push_back(reader.key_of(hits[i].doc));
+    c.hits().Add(keys, Now());
+  }
   if (!result.value().filter_impact.is_null()) {
     response.filter_impact = json::Dump(result.value().filter_impact);
   }

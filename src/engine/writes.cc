@@ -5,6 +5,7 @@
 // index work, which recovery redoes.
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <unordered_map>
 #include <utility>
 
@@ -12,6 +13,7 @@
 #include "engine/embedding.h"
 #include "engine/engine_impl.h"
 #include "engine/scope.h"
+#include "engine/touch.h"
 
 namespace engram {
 
@@ -91,9 +93,19 @@ StatusOr<WriteResult> Engine::Impl::Upsert(Collection& c, std::span<const std::s
 
   ASSIGN_OR_RETURN(Collection::Writer writer, c.Write());
   WriteResult result;
-  // Within one owner only: a scoped writer's records are all its own.
-  result.deduplicated = engine::Deduplicate(c, writer, now, &unique);
+  // Within one owner only: a scoped writer's records are all its own, and
+  // so are the records their duplicates refresh.
+  std::map<std::uint32_t, Datetime> refresh;
+  result.deduplicated = engine::Deduplicate(c, writer, now, &unique, &refresh);
   storage::WriteBatch batch;
+  // Refreshed records go in the same batch: touched, not written again.
+  std::vector<engine::TouchedRecord> touched;
+  for (const auto& [doc, t] : refresh) {
+    ASSIGN_OR_RETURN(std::optional<engine::TouchedRecord> r, engine::RefreshStored(writer, doc, t));
+    if (!r) continue;
+    batch.touches.push_back({writer.key_of(doc), r->body});
+    touched.push_back(std::move(*r));
+  }
   std::vector<std::uint32_t> docs;
   std::vector<PreparedRecord> ordered;
   batch.puts.reserve(unique.size());
@@ -105,9 +117,10 @@ StatusOr<WriteResult> Engine::Impl::Upsert(Collection& c, std::span<const std::s
     batch.puts.push_back({r.key, doc, r.body, engine::VectorBytes(r.vector)});
     ordered.push_back(std::move(r));
   }
-  if (docs.empty()) return result;  // every record was a duplicate
+  if (docs.empty() && touched.empty()) return result;  // every record was a duplicate
   ASSIGN_OR_RETURN(const std::uint64_t seq, store->Apply(collection, batch));
-  Status indexed = writer.Apply(seq, docs, std::move(ordered), options.threads, progress);
+  Status indexed =
+      writer.Apply(seq, docs, std::move(ordered), options.threads, progress, std::move(touched));
   maintenance->Wake();
   if (!indexed.ok()) {
     return Status::Internal("records are stored but indexing failed: " + indexed.message());
