@@ -95,6 +95,8 @@ struct DedupSpec {
 // naming the bad part.
 StatusOr<DedupSpec> ParseDedup(std::string_view text);
 std::string DedupText(const DedupSpec& dedup);  // what ParseDedup reads back
+// How a write reports a duplicate's action: "skipped" or "refreshed".
+std::string_view DedupActionName(DedupAction action);
 
 // How hybrid search fuses its text and vector lists (docs/search.md
 // "Fusion"): `rrf` (Reciprocal Rank Fusion, sum of 1/(rrf_k + rank)),

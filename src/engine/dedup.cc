@@ -295,6 +295,10 @@ StatusOr<DedupSpec> ParseDedup(std::string_view text) {
                                  "near:THRESHOLD[:skip|:refresh]");
 }
 
+std::string_view DedupActionName(DedupAction action) {
+  return action == DedupAction::kRefresh ? "refreshed" : "skipped";
+}
+
 std::string DedupText(const DedupSpec& dedup) {
   const std::string action = dedup.action == DedupAction::kRefresh ? ":refresh" : "";
   switch (dedup.mode) {

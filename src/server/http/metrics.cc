@@ -92,6 +92,22 @@ std::string Metrics::Render(const Engine* engine) const {
     out << "engram_expired_records_purged_total{collection=\"" << Label(info.spec.name) << "\"} "
         << info.purged << '\n';
   }
+  out << "# HELP engram_hits_tallied_total Search hits tallied for recall statistics since the "
+         "store was opened (collections with hit fields).\n"
+         "# TYPE engram_hits_tallied_total counter\n";
+  for (const CollectionInfo& info : collections) {
+    if (info.spec.hit_count_field.empty() && info.spec.last_hit_field.empty()) continue;
+    out << "engram_hits_tallied_total{collection=\"" << Label(info.spec.name) << "\"} "
+        << info.hits_tallied << '\n';
+  }
+  out << "# HELP engram_hits_dropped_total Search hits not tallied because the tally was full "
+         "(kMaxPendingHitRecords records waiting to be written).\n"
+         "# TYPE engram_hits_dropped_total counter\n";
+  for (const CollectionInfo& info : collections) {
+    if (info.spec.hit_count_field.empty() && info.spec.last_hit_field.empty()) continue;
+    out << "engram_hits_dropped_total{collection=\"" << Label(info.spec.name) << "\"} "
+        << info.hits_dropped << '\n';
+  }
   return out.str();
 }
 
