@@ -405,9 +405,35 @@ TEST_F(McpToolsTest, StoreMemoryReportsADuplicateOfTheAgentsOwn) {
   EXPECT_FALSE(first.contains("duplicate_of"));
   const Json again = ToolOk("StoreMemory", {{"content", "the cache  lives in /TMP"}}, &alice);
   EXPECT_EQ(again["duplicate_of"], first["memory_id"]);
+  EXPECT_EQ(again["dedup_action"], "skipped");
   const Json bobs = ToolOk("StoreMemory", {{"content", "The cache lives in /tmp"}}, &bob);
   EXPECT_FALSE(bobs.contains("duplicate_of")) << "bob's copy is his own memory";
   EXPECT_EQ(engine_->DescribeCollection("memories")->records, 2u);
+}
+
+TEST_F(McpToolsTest, StoreMemoryReportsARefreshedOriginal) {
+  CollectionSpec spec{"memories",
+                      SchemaRef::Load("preset:memory").value(),
+                      {{"content", 1.0}, {"title", 1.0}, {"context", 1.0}},
+                      0,
+                      "cosine",
+                      "en",
+                      "timestamp"};
+  spec.dedup = ParseDedup("exact:refresh").value();
+  ASSERT_TRUE(engine_->CreateCollection(spec).ok());
+  Principal alice{"alice", ReadProfile::kPrivateOnly, false};
+  const Json first = ToolOk("StoreMemory", {{"content", "The cache lives in /tmp"}}, &alice);
+  *now_ += std::chrono::hours(1);
+  const Json again = ToolOk("StoreMemory", {{"content", "the cache lives in /tmp"}}, &alice);
+  EXPECT_EQ(again["duplicate_of"], first["memory_id"]);
+  EXPECT_EQ(again["dedup_action"], "refreshed");
+  // The original now carries the duplicate's later time (in canonical form).
+  StatusOr<std::optional<std::string>> stored = engine_->Get(
+      "memories", first["memory_id"].get<std::string>(), std::nullopt, std::string("alice"));
+  ASSERT_TRUE(stored.ok() && stored->has_value());
+  EXPECT_EQ(first["timestamp"], "2025-03-01T12:00:00.000000Z");
+  EXPECT_EQ(Json::parse(**stored)["timestamp"], "2025-03-01T13:00:00Z");
+  EXPECT_EQ(engine_->DescribeCollection("memories")->records, 1u);
 }
 
 TEST_F(McpToolsTest, ScopedAgentsSeeAndForgetOnlyTheirOwn) {
