@@ -388,8 +388,8 @@ TEST_F(McpToolsTest, MemoryIdsCompareCaseInsensitively) {
   EXPECT_EQ(ToolOk("ForgetMemory", {{"memory_id", upper(ids_[2])}})["existed"], false);
 }
 
-TEST_F(McpToolsTest, StoreMemoryReportsADuplicateOfTheAgentsOwn) {
-  // A memories collection created beforehand with exact dedup.
+// A memories collection created beforehand with `dedup`.
+CollectionSpec MemoriesWithDedup(const char* dedup) {
   CollectionSpec spec{"memories",
                       SchemaRef::Load("preset:memory").value(),
                       {{"content", 1.0}, {"title", 1.0}, {"context", 1.0}},
@@ -397,8 +397,12 @@ TEST_F(McpToolsTest, StoreMemoryReportsADuplicateOfTheAgentsOwn) {
                       "cosine",
                       "en",
                       "timestamp"};
-  spec.dedup = ParseDedup("exact").value();
-  ASSERT_TRUE(engine_->CreateCollection(spec).ok());
+  spec.dedup = ParseDedup(dedup).value();
+  return spec;
+}
+
+TEST_F(McpToolsTest, StoreMemoryReportsADuplicateOfTheAgentsOwn) {
+  ASSERT_TRUE(engine_->CreateCollection(MemoriesWithDedup("exact")).ok());
   Principal alice{"alice", ReadProfile::kPrivateOnly, false};
   Principal bob{"bob", ReadProfile::kPrivateOnly, false};
   const Json first = ToolOk("StoreMemory", {{"content", "The cache lives in /tmp"}}, &alice);
@@ -412,15 +416,7 @@ TEST_F(McpToolsTest, StoreMemoryReportsADuplicateOfTheAgentsOwn) {
 }
 
 TEST_F(McpToolsTest, StoreMemoryReportsARefreshedOriginal) {
-  CollectionSpec spec{"memories",
-                      SchemaRef::Load("preset:memory").value(),
-                      {{"content", 1.0}, {"title", 1.0}, {"context", 1.0}},
-                      0,
-                      "cosine",
-                      "en",
-                      "timestamp"};
-  spec.dedup = ParseDedup("exact:refresh").value();
-  ASSERT_TRUE(engine_->CreateCollection(spec).ok());
+  ASSERT_TRUE(engine_->CreateCollection(MemoriesWithDedup("exact:refresh")).ok());
   Principal alice{"alice", ReadProfile::kPrivateOnly, false};
   const Json first = ToolOk("StoreMemory", {{"content", "The cache lives in /tmp"}}, &alice);
   *now_ += std::chrono::hours(1);
