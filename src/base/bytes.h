@@ -50,6 +50,10 @@ class ByteReader {
  public:
   explicit ByteReader(std::string_view in) : in_(in) {}
   bool ok() const { return ok_; }
+  // Whether every varint read so far had its shortest form (ByteWriter's):
+  // with checks on everything else, a loader can tell that its input is the
+  // one image its writer makes without writing it again.
+  bool canonical() const { return canonical_; }
   std::size_t left() const { return in_.size() - at_; }
   bool Fail() { return ok_ = false; }
   std::uint64_t Fixed(int bytes) {
@@ -72,9 +76,11 @@ class ByteReader {
     for (int shift = 0; shift < 64; shift += 7) {
       if (left() == 0) return Fail(), 0;
       unsigned char c = static_cast<unsigned char>(in_[at_++]);
+      if (shift == 63 && c > 1) return Fail(), 0;  // past 64 bits
       v |= std::uint64_t{c & 0x7fu} << shift;
       if ((c & 0x80) == 0) {
         if (v > max) return Fail(), 0;
+        if (c == 0 && shift > 0) canonical_ = false;  // a redundant final group
         return v;
       }
     }
@@ -112,6 +118,7 @@ class ByteReader {
   std::string_view in_;
   std::size_t at_ = 0;
   bool ok_ = true;
+  bool canonical_ = true;
 };
 
 }  // namespace engram

@@ -61,6 +61,17 @@ struct Shared {
     } while (!body_bytes.compare_exchange_weak(used, used + bytes));
     return true;
   }
+  // Engine requests running on an I/O thread (TryInline); at most
+  // io_threads - 1, so that one I/O thread is always free to accept, read,
+  // write and refuse.
+  std::atomic<std::size_t> running_inline{0};
+  bool TryInline() {
+    std::size_t running = running_inline.load();
+    do {
+      if (running + 1 >= options.io_threads) return false;
+    } while (!running_inline.compare_exchange_weak(running, running + 1));
+    return true;
+  }
   std::atomic<bool> stopping{false};
   std::atomic<bool> abandon{false};  // the grace period is over: skip queued requests
 
@@ -293,16 +304,31 @@ class Connection : public std::enable_shared_from_this<Connection> {
       --shared_.pending;
       return Send(shared_.api->Refuse(Overloaded(InFlightMessage())), After::kNext);
     }
+    // An I/O thread to spare runs the request itself and writes its reply:
+    // no hand-off (a hand-off to a worker and back cost 4 context switches
+    // and about a quarter of the server's CPU per search at 1 connection,
+    // bench/RESULTS.md). Otherwise a worker runs it and posts the reply back.
+    if (shared_.TryInline()) {
+      HttpResponse response = HandleEngineRequest(request);
+      --shared_.running_inline;
+      return Send(std::move(response), After::kNext);
+    }
     asio::post(*shared_.workers, [self = shared_from_this(), request = std::move(request)] {
-      Shared& shared = self->shared_;
-      HttpResponse response = shared.abandon
-                                  ? shared.api->Refuse(Overloaded("the server is shutting down"))
-                                  : shared.api->Handle(request);
-      --shared.pending;
+      HttpResponse response = self->HandleEngineRequest(request);
       asio::post(self->stream_.get_executor(), [self, response = std::move(response)]() mutable {
         self->Send(std::move(response), After::kNext);
       });
     });
+  }
+
+  // Runs an admitted engine request (refused once the grace period is
+  // over) and gives back its in-flight slot.
+  HttpResponse HandleEngineRequest(const HttpRequest& request) {
+    HttpResponse response = shared_.abandon
+                                ? shared_.api->Refuse(Overloaded("the server is shutting down"))
+                                : shared_.api->Handle(request);
+    --shared_.pending;
+    return response;
   }
 
   void Send(HttpResponse response, After after) {

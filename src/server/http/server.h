@@ -1,6 +1,7 @@
 // Putting the Api on a socket: an event-driven HTTP/1.1 server (Boost.Beast
-// on Asio). A few I/O threads own every connection and never run engine
-// work; engine requests go to a bounded pool of worker threads. Every
+// on Asio). A few I/O threads own every connection; an engine request runs
+// on the I/O thread that read it while another I/O thread is free for the
+// rest (no hand-off), and otherwise on a bounded pool of worker threads. Every
 // connection is bounded before any work (head bytes and fields, target
 // length, body bytes, an idle deadline, a whole-request deadline, a write
 // deadline; docs/security.md), open connections are capped, and Stop()
@@ -24,7 +25,9 @@ namespace engram::server::http {
 std::size_t DefaultWorkers();
 
 struct ServerOptions {
-  std::size_t io_threads = 2;              // threads that accept, read and write
+  // Threads that accept, read and write; all but one may also run an engine
+  // request each (the rest go to the workers).
+  std::size_t io_threads = 2;
   std::size_t workers = DefaultWorkers();  // threads that run engine requests
   // Engine requests accepted and not yet answered (queued for a worker or
   // running); more get 503 with Retry-After, before their body is read.

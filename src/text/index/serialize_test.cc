@@ -90,6 +90,28 @@ TEST(Serialize, LimitsAndOldVersionsAreRefused) {
             "text index image: unsupported version");
 }
 
+// One index, one image: a varint written with a redundant byte reads back
+// to the same values but is refused; so are claimed lengths the image
+// cannot hold.
+TEST(Serialize, NonCanonicalAndOversizedImagesAreRefused) {
+  const std::string bytes = Small(Stemmer::kNone).Serialize();
+  auto resealed = [](std::string body) {
+    ByteWriter w;
+    w.Fixed(Fnv1a64(body), 8);
+    return body + w.out;
+  };
+  const std::string body = bytes.substr(0, bytes.size() - 8);
+  ASSERT_EQ(body[12], 2);  // the field count, after the magic and the version
+  std::string padded = body;
+  padded.replace(12, 1, std::string("\x82\x00", 2));
+  EXPECT_EQ(TextIndex::Load(resealed(padded), 10).status().message(),
+            "text index image: non-canonical encoding");
+  // A nine-group varint whose last group carries bits past 64.
+  std::string wide = body;
+  wide.replace(12, 1, std::string(9, '\x80') + "\x02");
+  EXPECT_FALSE(TextIndex::Load(resealed(wide), 10).ok());
+}
+
 // Images hold the live documents only: removing documents shrinks them to
 // what an index of the survivors writes.
 TEST(Serialize, ImagesCarryNothingOfRemovedDocuments) {
