@@ -88,12 +88,12 @@ StatusOr<std::size_t> WriteHits(storage::Store& store, Collection& c, std::size_
       const std::uint64_t room =
           kMax - static_cast<std::uint64_t>(std::max<std::int64_t>(count, 0));
       const auto added = static_cast<std::int64_t>(std::min(entry.count, room));
-      changes.push_back({*slot, Value(count + added)});  // saturates at the int maximum
+      changes.push_back({*slot, count + added});  // saturates at the int maximum
     }
     if (const std::optional<std::uint32_t> slot = c.last_hit_slot()) {
       const Value& v = row[*slot];
       if (!std::holds_alternative<Datetime>(v) || std::get<Datetime>(v) < entry.last) {
-        changes.push_back({*slot, Value(entry.last)});
+        changes.push_back({*slot, entry.last});
       }
     }
     if (changes.empty()) continue;

@@ -9,8 +9,8 @@
 namespace engram::engine {
 namespace {
 
-json::Value JsonOf(const Value& v) {
-  if (std::holds_alternative<std::int64_t>(v)) return json::Value(std::get<std::int64_t>(v));
+json::Value JsonOf(const std::variant<std::int64_t, Datetime>& v) {
+  if (const auto* n = std::get_if<std::int64_t>(&v)) return json::Value(*n);
   return json::Value(FormatDatetime(std::get<Datetime>(v)));
 }
 
@@ -25,7 +25,7 @@ StatusOr<std::string> Rewrite(const Collection& c, std::string_view body,
   }
   for (const FieldChange& change : changes) {
     read.value[c.schema().field(change.slot).name] = JsonOf(change.value);
-    (*row)[change.slot] = change.value;
+    (*row)[change.slot] = std::visit([](auto v) { return Value(v); }, change.value);
   }
   return json::Dump(read.value);
 }
@@ -54,7 +54,7 @@ void RefreshKept(const Collection& c, Datetime t, PreparedRecord* r) {
   const std::optional<Datetime> later = Later(r->slots[slot], t);
   if (!later) return;
   // Prepare wrote this body from a JSON object: it reads back.
-  StatusOr<std::string> body = Rewrite(c, r->body, {{slot, Value(*later)}}, &r->slots);
+  StatusOr<std::string> body = Rewrite(c, r->body, {{slot, *later}}, &r->slots);
   if (body.ok()) r->body = std::move(body).value();
 }
 
@@ -67,7 +67,7 @@ StatusOr<std::optional<TouchedRecord>> RefreshStored(const Collection::Writer& w
   const std::optional<Datetime> later = Later((*row)[slot], t);
   if (!later) return std::optional<TouchedRecord>();
   ASSIGN_OR_RETURN(TouchedRecord touched,
-                   Restate(c, doc, writer.body_of(doc), *row, {{slot, Value(*later)}}));
+                   Restate(c, doc, writer.body_of(doc), *row, {{slot, *later}}));
   return std::optional<TouchedRecord>(std::move(touched));
 }
 

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "base/time.h"
@@ -23,7 +24,7 @@ namespace engram::engine {
 // that type (never a text field, the id or the owner).
 struct FieldChange {
   std::uint32_t slot = 0;
-  Value value;
+  std::variant<std::int64_t, Datetime> value;
 };
 
 // The record `doc` with body `body` and metadata row `row`, with `changes`
