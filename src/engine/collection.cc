@@ -40,11 +40,11 @@ Collection::Collection(CollectionSpec spec, std::shared_ptr<const Embedder> open
   if (!spec_.ttl_field.empty()) {
     if (const Field* f = schema().Find(spec_.ttl_field)) ttl_slot_ = f->slot;
   }
-  if (const Field* f = schema().Find(spec_.hit_count_field); f && !spec_.hit_count_field.empty()) {
-    hit_count_slot_ = f->slot;
+  if (!spec_.hit_count_field.empty()) {
+    if (const Field* f = schema().Find(spec_.hit_count_field)) hit_count_slot_ = f->slot;
   }
-  if (const Field* f = schema().Find(spec_.last_hit_field); f && !spec_.last_hit_field.empty()) {
-    last_hit_slot_ = f->slot;
+  if (!spec_.last_hit_field.empty()) {
+    if (const Field* f = schema().Find(spec_.last_hit_field)) last_hit_slot_ = f->slot;
   }
   if (!spec_.embedder.empty()) {
     embedder_ = std::make_shared<const CollectionEmbedder>(
