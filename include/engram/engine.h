@@ -168,7 +168,8 @@ struct CollectionSpec {
   // only tallies its hits in memory; the engine's maintenance writes the
   // tally in batches (Options::hit_flush_interval_ms), a metadata-only
   // update that leaves the record's text, vector, dedup identity and time
-  // alone. Neither may be the time_field or the ttl_field.
+  // alone. A scoped search counts its agent's own records only. Neither
+  // may be the time_field or the ttl_field.
   std::string hit_count_field = {};
   std::string last_hit_field = {};
 };

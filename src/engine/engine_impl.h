@@ -64,9 +64,13 @@ struct Engine::Impl {
 
   // Runs `request` (its query and filter already parsed) on `collection`
   // under its shared lock, mapping hits to ids and records within
-  // `max_reply_bytes` (RequestBounds).
+  // `max_reply_bytes` (RequestBounds). The hits are tallied for the recall
+  // statistics (hit_tally.h): a scoped caller's (`agent`) on its own records
+  // only, so that no agent's searches (which its private records shape)
+  // change what another's records say.
   StatusOr<SearchResponse> Run(const engine::Collection& collection, const search::Request& request,
-                               std::size_t max_reply_bytes = 0) const;
+                               std::size_t max_reply_bytes = 0,
+                               std::optional<std::string_view> agent = std::nullopt) const;
 
   // The listing of SearchRequest (no query, no vector): the first k records
   // passing `filter` (null: all) that `scope` (null: unscoped) may read,

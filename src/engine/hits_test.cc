@@ -224,16 +224,26 @@ TEST_F(HitsTest, WritesAreMetadataOnlyAndSurviveReopen) {
   EXPECT_EQ(w->deduplicated[0].duplicate_of, "a1");
 }
 
-// A scoped search tallies what its caller sees, nothing else.
-TEST_F(HitsTest, HitsStayWithinTheCallersScope) {
+// A scoped search tallies its caller's own records only: bob's shared note
+// that alice finds keeps the count of bob's (and unscoped) searches, so
+// that nobody's searches, which their private records shape, change what
+// another's records say.
+TEST_F(HitsTest, HitsStayWithinTheCallersOwnRecords) {
   Open();
   Create();
-  Put({Note("a1", "alice", "the river"), Note("b1", "bob", "the river")});
-  EXPECT_EQ(Search("river", Scope{"alice", ReadProfile::kAllScopes}),
-            std::vector<std::string>{"a1"});
+  std::string shared = Note("b2", "bob", "the river bank");
+  shared.replace(shared.find("agent_private"), 13, "org_shared");
+  Put({Note("a1", "alice", "the river"), Note("b1", "bob", "the river"), shared});
+  const Scope alice{"alice", ReadProfile::kAllScopes};
+  EXPECT_EQ(Search("river", alice), (std::vector<std::string>{"a1", "b2"}));
   ASSERT_TRUE(engine_->FlushHits().ok());
   EXPECT_EQ(Hits("a1", "alice").first, 1);
-  EXPECT_EQ(Hits("b1", "bob").first, 0);
+  EXPECT_EQ(Hits("b1", "bob").first, 0) << "not alice's to read";
+  EXPECT_EQ(Hits("b2", "bob").first, 0) << "alice's search, bob's record";
+  EXPECT_EQ(Search("bank", Scope{"bob", ReadProfile::kAllScopes}), std::vector<std::string>{"b2"});
+  Search("bank");  // unscoped: the store's owner
+  ASSERT_TRUE(engine_->FlushHits().ok());
+  EXPECT_EQ(Hits("b2", "bob").first, 2);
 }
 
 // Searches from several threads at once: every returned hit is counted once.

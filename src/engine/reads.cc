@@ -9,6 +9,7 @@
 #include "engine/engine_impl.h"
 #include "engine/internal.h"
 #include "engine/ranking.h"
+#include "engine/record_key.h"
 #include "engine/scope.h"
 #include "text/query/query.h"
 
@@ -47,7 +48,8 @@ StatusOr<std::optional<std::string>> Engine::Get(std::string_view collection, st
 }
 
 StatusOr<SearchResponse> Engine::Impl::Run(const Collection& c, const search::Request& request,
-                                           std::size_t max_reply_bytes) const {
+                                           std::size_t max_reply_bytes,
+                                           std::optional<std::string_view> agent) const {
   const Collection::Reader reader = c.Read();
   StatusOr<search::Result> result = search::Search(reader.View(), request);
   SearchResponse response;
@@ -87,8 +89,14 @@ StatusOr<SearchResponse> Engine::Impl::Run(const Collection& c, const search::Re
     // the tally's own mutex; the maintenance writes them (hit_tally.h).
     std::vector<std::string> keys;
     keys.reserve(response.hits.size());
-    for (std::size_t i = 0; i < response.hits.size(); ++i)
-      keys.push_back(reader.key_of(hits[i].doc));
+    for (std::size_t i = 0; i < response.hits.size(); ++i) {
+      const std::uint32_t doc = hits[i].doc;
+      if (agent && c.owner_slot() &&
+          engine::OwnerOf(*reader.metadata().Row(doc), *c.owner_slot()) != *agent) {
+        continue;  // another's record: its statistics are its owner's
+      }
+      keys.push_back(reader.key_of(doc));
+    }
     c.hits().Add(keys, Now());
   }
   if (!result.value().filter_impact.is_null()) {
@@ -258,7 +266,9 @@ StatusOr<SearchResponse> Engine::Search(std::string_view collection,
   }
   r.explain = request.explain;
   r.impact = request.impact;
-  return impl_->Run(*c, r, request.bounds.max_reply_bytes);
+  return impl_->Run(
+      *c, r, request.bounds.max_reply_bytes,
+      request.scope ? std::optional<std::string_view>(request.scope->agent) : std::nullopt);
 }
 
 }  // namespace engram

@@ -218,7 +218,8 @@ StatusOr<SearchResponse> Engine::Retrieve(std::string_view name, std::string_vie
   r.ranking = std::move(ranking).value();
   // The threshold is a distance (SEARCH.md §2): it applies when vectors are searched.
   if (vectors && state->spec.threshold > 0) r.threshold = state->spec.threshold;
-  return impl_->Run(*c, r, bounds.max_reply_bytes);
+  return impl_->Run(*c, r, bounds.max_reply_bytes,
+                    scope ? std::optional<std::string_view>(scope->agent) : std::nullopt);
 }
 
 }  // namespace engram
