@@ -72,16 +72,31 @@ std::string BoostText(const BoostSpec& boost);
 // case-folded, white space collapsed); near: the record's vector (the given
 // one, or one computed on write) has similarity >= threshold (cosine: the
 // cosine similarity; dot: the inner product; l2: 1 / (1 + distance)) to a
-// record of the owner. A duplicate is skipped (not written); the write
-// reports it with the id of the record it duplicates.
+// record of the owner. A duplicate is not written; the write reports it with
+// the id of the record it duplicates and what the action did:
+// - skip (the default): nothing else;
+// - refresh: the existing record's time (the collection's `time_field`,
+//   which refresh requires) becomes the later of its value and the
+//   duplicate's (the engine's clock when the duplicate has none), in the
+//   same durable batch as the write's other records, so that listings by
+//   record time and a decay on that field count the memory as recent again.
+//   Nothing else of the record changes (its other fields, its TTL, its
+//   text and vector). A duplicate of a record earlier in the same batch
+//   refreshes that record before it is written.
 enum class DedupMode { kOff, kExact, kNear };
+enum class DedupAction { kSkip, kRefresh };
 struct DedupSpec {
   DedupMode mode = DedupMode::kOff;
   double threshold = 0;  // near: finite; within (0, 1] for cosine and l2
+  DedupAction action = DedupAction::kSkip;
 };
-// "off", "exact" or "near:THRESHOLD"; InvalidArgument naming the bad part.
+// "off", or "exact" or "near:THRESHOLD" followed by ":skip" (the default)
+// or ":refresh" ("exact:refresh", "near:0.92:refresh"); InvalidArgument
+// naming the bad part.
 StatusOr<DedupSpec> ParseDedup(std::string_view text);
 std::string DedupText(const DedupSpec& dedup);  // what ParseDedup reads back
+// How a write reports a duplicate's action: "skipped" or "refreshed".
+std::string_view DedupActionName(DedupAction action);
 
 // How hybrid search fuses its text and vector lists (docs/search.md
 // "Fusion"): `rrf` (Reciprocal Rank Fusion, sum of 1/(rrf_k + rank)),
@@ -108,6 +123,13 @@ std::string FusionText(const FusionSpec& spec);
 // Hybrid search's default for a collection with an embedder, chosen on
 // BEIR SciFact (bench/RESULTS.md "Fusion"); see CollectionSpec::fusion.
 FusionSpec DefaultEmbedderFusion();
+
+// Recall statistics' bounds (CollectionSpec::hit_count_field): the records
+// with tallied hits a collection keeps in memory (the hits of a record past
+// it are dropped and counted, CollectionInfo::hits_dropped), and the records
+// one write of the tally updates.
+inline constexpr std::size_t kMaxPendingHitRecords = 65536;
+inline constexpr std::size_t kMaxHitBatch = 1000;
 
 // What a collection is (SEARCH.md §1): at least one of text and vectors.
 struct CollectionSpec {
@@ -140,28 +162,47 @@ struct CollectionSpec {
   // read at once, whatever the scope and filter, and is deleted durably by
   // the engine's maintenance soon after. Records without it never expire.
   std::string ttl_field = {};
+  // Recall statistics (README "Recall statistics"): an int field counting
+  // the searches that returned a record and a datetime field holding the
+  // last such search's time (Options::clock), or empty for none. A search
+  // only tallies its hits in memory; the engine's maintenance writes the
+  // tally in batches (Options::hit_flush_interval_ms), a metadata-only
+  // update that leaves the record's text, vector, dedup identity and time
+  // alone. A scoped search counts its agent's own records only. Neither
+  // may be the time_field or the ttl_field.
+  std::string hit_count_field = {};
+  std::string last_hit_field = {};
 };
 
 // The TTL field a collection created from the schema `schema_spec` (as
 // SchemaRef::Load takes it) has unless told otherwise: `expires_at` for
 // `preset:notes`, else none ("").
 std::string_view DefaultTtlField(std::string_view schema_spec);
+// The same for the hit fields: `hit_count` and `last_hit_at` for
+// `preset:notes`, else none.
+std::string_view DefaultHitCountField(std::string_view schema_spec);
+std::string_view DefaultLastHitField(std::string_view schema_spec);
 
 struct CollectionInfo {
   CollectionSpec spec;
   std::size_t records = 0;  // those the caller can see (unexpired, in its scope)
   // Expired records the maintenance deleted since the store was opened.
   std::uint64_t purged = 0;
+  // Recall statistics: searches' hits tallied since the store was opened,
+  // and those dropped because the tally was full (kMaxPendingHitRecords).
+  std::uint64_t hits_tallied = 0;
+  std::uint64_t hits_dropped = 0;
 };
 
 // The outcome of a write that can reject user input: either it was applied
 // (durable on return) or `rejected` says which input was bad and why, and
 // nothing was written.
 struct Deduplicated {
-  std::size_t index = 0;             // the 0-based position of the duplicate in the batch
-  std::string id;                    // its id (it was not written)
-  std::string duplicate_of;          // the id of the same owner's record it duplicates
-  std::optional<double> similarity;  // near: the similarity to that record
+  std::size_t index = 0;                    // the 0-based position of the duplicate in the batch
+  std::string id;                           // its id (it was not written)
+  std::string duplicate_of;                 // the id of the same owner's record it duplicates
+  std::optional<double> similarity;         // near: the similarity to that record
+  DedupAction action = DedupAction::kSkip;  // refresh: that record's time was refreshed
 };
 // Supersession (README "Supersession"): a record written with a top-level
 // `"supersedes": ["id", ...]` (at most 64 distinct ids, not its own) makes
@@ -192,8 +233,8 @@ struct WriteResult {
   std::size_t written = 0;  // records put or removed
   std::optional<Diagnostic> rejected;
   std::size_t rejected_index = 0;  // Upsert: the 0-based position of the bad record
-  // Upsert, in a collection with dedup: the records skipped as duplicates,
-  // in batch order.
+  // Upsert, in a collection with dedup: the duplicates (not written), in
+  // batch order; `written` counts neither them nor the records refreshed.
   std::vector<Deduplicated> deduplicated = {};
   // Upsert: the records this write made no longer current, in batch order
   // (those superseded already are not listed again).
@@ -310,6 +351,13 @@ class Engine {
     // ranking's decay (DecaySpec); tests fix it. Empty: the system clock.
     // Called from any thread.
     std::function<std::chrono::system_clock::time_point()> clock;
+    // Recall statistics (CollectionSpec::hit_count_field): the maintenance
+    // writes a collection's tallied hits at most once per this many
+    // milliseconds, at most kMaxHitBatch records per batch. A crash loses
+    // the hits tallied since the last write (at most kMaxPendingHitRecords
+    // records' worth); closing the engine writes them. 0: only FlushHits
+    // and closing write them.
+    std::uint64_t hit_flush_interval_ms = 1000;
   };
 
   // What opening the store took, for logs, metrics and the crash tests.
@@ -423,6 +471,12 @@ class Engine {
   // loads them instead of replaying records. Records are durable without it;
   // the engine also checkpoints in the background (Options) and on close.
   Status Checkpoint(std::string_view collection);
+
+  // Writes every collection's tallied hits now (CollectionSpec::
+  // hit_count_field), in batches of at most kMaxHitBatch records, durably.
+  // The hits tallied meanwhile wait for the next write. IoError when the
+  // store fails (the hits stay tallied).
+  Status FlushHits();
 
   // NotFound for an unknown collection; PermissionDenied when `scope` is set
   // and the collection is closed to scoped callers; bad input comes back as

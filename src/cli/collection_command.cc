@@ -131,7 +131,19 @@ void AddEngineCommands(CLI::App* app, EngineOptions* o, std::string* run) {
   AddRankingOptions(create, o, "the searches' default ");
   create->add_option("--dedup", o->dedup,
                      "deduplication on write, per owner: off, exact (normalised text) or "
-                     "near:THRESHOLD (vector similarity)");
+                     "near:THRESHOLD (vector similarity), then :skip (the default: the "
+                     "duplicate is not written) or :refresh (nor written, but the original's "
+                     "--time-field takes the duplicate's later time)");
+  create
+      ->add_option("--hit-count-field", o->hit_count_field,
+                   "an int field counting the searches that returned each record (preset:notes: "
+                   "hit_count; '' for none)")
+      ->each([o](const std::string&) { o->has_hit_count_field = true; });
+  create
+      ->add_option("--last-hit-field", o->last_hit_field,
+                   "a datetime field: when a search last returned each record (preset:notes: "
+                   "last_hit_at; '' for none)")
+      ->each([o](const std::string&) { o->has_last_hit_field = true; });
   create
       ->add_option("--ttl-field", o->ttl_field,
                    "a datetime field: records expire at it (preset:notes: expires_at; '' for "
@@ -248,6 +260,10 @@ int RunCollectionCreate(const EngineOptions& o, std::ostream& out, std::ostream&
   }
   CollectionSpec spec{o.collection, *schema, {}, 0, "cosine", o.language, o.time_field};
   spec.ttl_field = o.has_ttl_field ? o.ttl_field : std::string(DefaultTtlField(o.schema));
+  spec.hit_count_field =
+      o.has_hit_count_field ? o.hit_count_field : std::string(DefaultHitCountField(o.schema));
+  spec.last_hit_field =
+      o.has_last_hit_field ? o.last_hit_field : std::string(DefaultLastHitField(o.schema));
   if (!ParseTextFields(o.text, &spec.text, err)) return 2;
   if (!o.vectors.empty() && !ParseVectors(o.vectors, &spec, err)) return 2;
   if (!ParseRanking(o, &spec.decay, &spec.boost, err)) return 2;
@@ -311,6 +327,8 @@ int RunCollectionList(const EngineOptions& o, std::ostream& out, std::ostream& e
         out << ", vectors " << info.spec.vector_dim << ':' << info.spec.metric;
       if (!info.spec.ttl_field.empty()) out << ", expires at " << info.spec.ttl_field;
       if (info.spec.dedup.mode != DedupMode::kOff) out << ", dedup " << DedupText(info.spec.dedup);
+      if (!info.spec.hit_count_field.empty()) out << ", hit count " << info.spec.hit_count_field;
+      if (!info.spec.last_hit_field.empty()) out << ", last hit " << info.spec.last_hit_field;
       if (info.spec.decay) out << ", decay " << DecayText(*info.spec.decay);
       if (info.spec.boost) out << ", boost " << BoostText(*info.spec.boost);
       if (!info.spec.embedder.empty()) out << ", embedder " << info.spec.embedder;
@@ -326,6 +344,8 @@ int RunCollectionList(const EngineOptions& o, std::ostream& out, std::ostream& e
     if (info.spec.boost) c["boost"] = BoostText(*info.spec.boost);
     if (info.spec.dedup.mode != DedupMode::kOff) c["dedup"] = DedupText(info.spec.dedup);
     if (!info.spec.ttl_field.empty()) c["ttl_field"] = info.spec.ttl_field;
+    if (!info.spec.hit_count_field.empty()) c["hit_count_field"] = info.spec.hit_count_field;
+    if (!info.spec.last_hit_field.empty()) c["last_hit_field"] = info.spec.last_hit_field;
     if (!info.spec.embedder.empty()) {
       const EmbedderIdentity& id = info.spec.embedder_identity;
       c["embedder"] = {{"spec", info.spec.embedder},

@@ -30,7 +30,9 @@ struct EngineOptions {
   std::string ttl_field;
   bool has_ttl_field = false;  // given, perhaps empty (no expiry)
   std::string embedder;        // also collection reembed
-  std::string dedup;           // off | exact | near:THRESHOLD
+  std::string dedup;           // off | exact | near:THRESHOLD, then :skip | :refresh
+  std::string hit_count_field, last_hit_field;  // recall statistics
+  bool has_hit_count_field = false, has_last_hit_field = false;
   // collection create (defaults) and search: ranking (engine.h, DecaySpec)
   std::string decay;  // FIELD:exp|gauss|linear:SCALE[:OFFSET[:FLOOR]] | off
   std::string boost;  // FIELD[:WEIGHT] | off

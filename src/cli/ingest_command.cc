@@ -49,10 +49,11 @@ int RunIngest(const EngineOptions& o, std::ostream& out, std::ostream& err) {
   }
   const bool tty = isatty(STDERR_FILENO) == 1;
   const auto start = std::chrono::steady_clock::now();
-  std::size_t written = 0, batches = 0, line_no = 0, duplicates = 0, supersessions = 0;
-  // The duplicates skipped (dedup) and the records superseded, each with
-  // the file line of the record that did it; the first kMaxListed of each
-  // are listed, all are counted.
+  std::size_t written = 0, batches = 0, line_no = 0, duplicates = 0, refreshed = 0;
+  std::size_t supersessions = 0;
+  // The duplicates (dedup) and the records superseded, each with the file
+  // line of the record that did it; the first kMaxListed of each are listed,
+  // all are counted.
   Json deduplicated = Json::array();
   Json superseded = Json::array();
   std::vector<std::string> lines;
@@ -88,9 +89,13 @@ int RunIngest(const EngineOptions& o, std::ostream& out, std::ostream& err) {
     }
     written += r->written;
     duplicates += r->deduplicated.size();
+    for (const Deduplicated& d : r->deduplicated) refreshed += d.action == DedupAction::kRefresh;
     for (const Deduplicated& d : r->deduplicated) {
       if (deduplicated.size() >= kMaxListed) break;
-      Json entry = {{"line", numbers[d.index]}, {"id", d.id}, {"duplicate_of", d.duplicate_of}};
+      Json entry = {{"line", numbers[d.index]},
+                    {"id", d.id},
+                    {"duplicate_of", d.duplicate_of},
+                    {"action", DedupActionName(d.action)}};
       if (d.similarity) entry["similarity"] = *d.similarity;
       deduplicated.push_back(std::move(entry));
     }
@@ -149,7 +154,8 @@ int RunIngest(const EngineOptions& o, std::ostream& out, std::ostream& err) {
                   seconds > 0 ? static_cast<double>(written) / seconds : 0.0);
     out << "ingested " << written << " records into '" << o.collection << "' in " << batches
         << (batches == 1 ? " batch" : " batches") << " (" << rate << ")";
-    if (duplicates > 0) out << "; " << duplicates << " duplicates skipped";
+    if (duplicates > refreshed) out << "; " << duplicates - refreshed << " duplicates skipped";
+    if (refreshed > 0) out << "; " << refreshed << " duplicates refreshed their originals";
     if (supersessions > 0) out << "; " << supersessions << " records superseded";
     out << '\n';
   }

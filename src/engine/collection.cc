@@ -44,6 +44,12 @@ Collection::Collection(CollectionSpec spec, std::shared_ptr<const Embedder> open
   if (!spec_.ttl_field.empty()) {
     if (const Field* f = schema().Find(spec_.ttl_field)) ttl_slot_ = f->slot;
   }
+  if (!spec_.hit_count_field.empty()) {
+    if (const Field* f = schema().Find(spec_.hit_count_field)) hit_count_slot_ = f->slot;
+  }
+  if (!spec_.last_hit_field.empty()) {
+    if (const Field* f = schema().Find(spec_.last_hit_field)) last_hit_slot_ = f->slot;
+  }
   if (!spec_.embedder.empty()) {
     embedder_ = std::make_shared<const CollectionEmbedder>(
         spec_.name, spec_.embedder, spec_.embedder_identity, std::move(opened));
@@ -361,10 +367,12 @@ std::uint32_t Collection::Writer::Assign(std::string_view key) {
 
 Status Collection::Writer::Apply(std::uint64_t seq, const std::vector<std::uint32_t>& docs,
                                  std::vector<PreparedRecord> records, std::size_t threads,
-                                 const std::function<void(std::size_t)>& progress) {
+                                 const std::function<void(std::size_t)>& progress,
+                                 std::vector<TouchedRecord> touched) {
   std::unique_lock<std::shared_mutex> lock(c_->mutex_);
   assigned_.clear();  // the store has them now: they are in use
   c_->applied_seq_ = seq;
+  c_->TouchAll(std::move(touched));
   c_->dirty_.fetch_add(docs.size());
   return c_->Put(docs, std::move(records), threads, /*stage=*/true, progress);
 }
@@ -374,6 +382,20 @@ void Collection::Writer::Remove(std::uint64_t seq, const std::vector<std::uint32
   for (const std::uint32_t doc : docs) c_->RemoveOne(doc);
   c_->applied_seq_ = seq;
   c_->dirty_.fetch_add(docs.size());
+}
+
+void Collection::Writer::Touch(std::uint64_t seq, std::vector<TouchedRecord> records) {
+  std::unique_lock<std::shared_mutex> lock(c_->mutex_);
+  c_->TouchAll(std::move(records));
+  c_->applied_seq_ = seq;
+}
+
+void Collection::TouchAll(std::vector<TouchedRecord> records) {
+  // The text and vector images do not change: no checkpoint is due for it.
+  for (TouchedRecord& r : records) {
+    bodies_[r.doc] = std::move(r.body);
+    metadata_.Put(r.doc, std::move(r.slots));
+  }
 }
 
 Status Collection::Load(std::uint64_t seq, const std::vector<std::uint32_t>& docs,

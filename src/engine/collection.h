@@ -36,6 +36,7 @@
 
 #include "base/json.h"
 #include "base/roaring.h"
+#include "engine/hit_tally.h"
 #include "engram/diagnostic.h"
 #include "engram/embedder.h"
 #include "engram/engine.h"
@@ -73,6 +74,14 @@ struct PreparedRecord {
   // Which indexes Apply feeds (recovery skips those whose snapshot has it).
   bool index_text = true;
   bool index_vector = true;
+};
+
+// A stored record's new body and metadata row after a metadata-only update
+// (touch.h): its key, text and vector stay.
+struct TouchedRecord {
+  std::uint32_t doc = 0;
+  std::string body;
+  std::vector<Value> slots;
 };
 
 class CollectionEmbedder;
@@ -127,6 +136,12 @@ class Collection {
   // Expired records purged since the collection was opened.
   std::uint64_t purged() const { return purged_.load(); }
   void CountPurged(std::uint64_t n) { purged_.fetch_add(n); }
+  // Recall statistics: the hit fields' slots (CollectionSpec), and the
+  // tally of hits not yet written (thread-safe on its own).
+  std::optional<std::uint32_t> hit_count_slot() const { return hit_count_slot_; }
+  std::optional<std::uint32_t> last_hit_slot() const { return last_hit_slot_; }
+  bool counts_hits() const { return hit_count_slot_ || last_hit_slot_; }
+  HitTally& hits() const { return hits_; }
   // Whether a loaded index matches this collection's configuration.
   bool Matches(const text::TextIndex& index) const;
   bool Matches(const vector::VectorIndex& index) const;
@@ -207,13 +222,18 @@ class Collection {
     std::uint32_t Assign(std::string_view key);
     // After the store applied a batch at `seq`: indexes `records` under the
     // exclusive lock (vectors staged for LinkPending: searched exactly until
-    // linked). `progress` gets the records done.
+    // linked), with the batch's `touched` records (as Touch) under the same
+    // hold. `progress` gets the records done.
     Status Apply(std::uint64_t seq, const std::vector<std::uint32_t>& docs,
                  std::vector<PreparedRecord> records, std::size_t threads,
-                 const std::function<void(std::size_t)>& progress = {});
+                 const std::function<void(std::size_t)>& progress = {},
+                 std::vector<TouchedRecord> touched = {});
     // After the store removed them at `seq`: drops the records `docs` from
     // every index and frees their numbers.
     void Remove(std::uint64_t seq, const std::vector<std::uint32_t>& docs);
+    // After the store touched them at `seq` (touch.h): replaces the records'
+    // bodies and metadata rows under the exclusive lock; nothing else changes.
+    void Touch(std::uint64_t seq, std::vector<TouchedRecord> records);
     // Marks the collection dropped: later Writers are refused.
     void Drop() { c_->dropped_ = true; }
     // Marks this incarnation replaced by another of the same name (a switch
@@ -272,6 +292,7 @@ class Collection {
   Status Put(const std::vector<std::uint32_t>& docs, std::vector<PreparedRecord> records,
              std::size_t threads, bool stage, const std::function<void(std::size_t)>& progress);
   void RemoveOne(std::uint32_t doc);
+  void TouchAll(std::vector<TouchedRecord> records);  // the exclusive lock held
   std::uint32_t TakeFree();
 
   CollectionSpec spec_;
@@ -281,6 +302,8 @@ class Collection {
   std::optional<vector::VectorIndex> vectors_;
   std::optional<std::uint32_t> time_slot_;
   std::optional<std::uint32_t> ttl_slot_;
+  std::optional<std::uint32_t> hit_count_slot_, last_hit_slot_;
+  mutable HitTally hits_;
   std::optional<std::uint32_t> owner_slot_;                    // keyed by owner: agent_id's slot
   std::unordered_map<std::string, std::uint32_t> docs_;        // key -> doc
   std::vector<std::string> ids_;                               // doc -> id ("" when free)

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "base/status.h"
 #include "engine/collection.h"
 #include "engine/internal.h"
 #include "engine/ranking.h"
@@ -20,6 +21,25 @@ bool ValidName(const std::string& name) {
     if (!ok) return false;
   }
   return true;
+}
+
+// A hit field (CollectionSpec::hit_count_field, last_hit_field): empty, or
+// a field of `type` that hits may change: not the record time, not the TTL.
+Status ValidateHitField(const CollectionSpec& spec, const std::string& what,
+                        const std::string& name, FieldType type) {
+  if (name.empty()) return Status::Ok();
+  const Field* f = spec.schema.get()->Find(name);
+  if (!f || f->type != type) {
+    return Status::InvalidArgument(what + ": '" + name + "' is not " +
+                                   (type == FieldType::kInt ? "an int" : "a datetime") +
+                                   " field of the schema");
+  }
+  if (name == spec.time_field || name == spec.ttl_field) {
+    return Status::InvalidArgument(what + ": '" + name + "' is the collection's " +
+                                   (name == spec.time_field ? "time_field" : "ttl_field") +
+                                   "; hits must not change it");
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -84,6 +104,18 @@ Status ValidateSpec(const CollectionSpec& spec) {
                                      "' is not a datetime field of the schema");
     }
   }
+  if (spec.dedup.mode != DedupMode::kOff && spec.dedup.action == DedupAction::kRefresh &&
+      spec.time_field.empty()) {
+    return Status::InvalidArgument(
+        "dedup: refresh sets the record time; the collection has no time_field (--time-field)");
+  }
+  RETURN_IF_ERROR(ValidateHitField(spec, "hit_count_field", spec.hit_count_field, FieldType::kInt));
+  RETURN_IF_ERROR(
+      ValidateHitField(spec, "last_hit_field", spec.last_hit_field, FieldType::kDatetime));
+  if (!spec.hit_count_field.empty() && spec.hit_count_field == spec.last_hit_field) {
+    return Status::InvalidArgument("last_hit_field: '" + spec.last_hit_field +
+                                   "' is the hit_count_field too");
+  }
   switch (spec.dedup.mode) {
     case DedupMode::kOff:
       break;
@@ -146,6 +178,8 @@ json::Value SpecToJson(const CollectionSpec& spec) {
   if (spec.decay) doc["decay"] = DecayText(*spec.decay);
   if (spec.boost) doc["boost"] = BoostText(*spec.boost);
   if (spec.dedup.mode != DedupMode::kOff) doc["dedup"] = DedupText(spec.dedup);
+  if (!spec.hit_count_field.empty()) doc["hit_count_field"] = spec.hit_count_field;
+  if (!spec.last_hit_field.empty()) doc["last_hit_field"] = spec.last_hit_field;
   if (!spec.embedder.empty()) {
     const EmbedderIdentity& id = spec.embedder_identity;
     doc["embedder"] = {{"spec", spec.embedder},
@@ -192,6 +226,12 @@ StatusOr<CollectionSpec> SpecFromJson(std::string_view config) {
       StatusOr<DedupSpec> dedup = ParseDedup(it->get<std::string>());
       if (!dedup.ok()) return corrupt(dedup.status().message());
       spec.dedup = *dedup;
+    }
+    if (auto it = doc.find("hit_count_field"); it != doc.end()) {
+      spec.hit_count_field = it->get<std::string>();
+    }
+    if (auto it = doc.find("last_hit_field"); it != doc.end()) {
+      spec.last_hit_field = it->get<std::string>();
     }
     if (auto it = doc.find("boost"); it != doc.end()) {
       StatusOr<BoostSpec> boost = ParseBoost(it->get<std::string>());

@@ -15,6 +15,7 @@
 #include "base/json.h"
 #include "engine/record_key.h"
 #include "engine/scope.h"
+#include "engine/touch.h"
 #include "filter/eval/program.h"
 #include "search/thresholds.h"
 #include "vector/metric.h"
@@ -134,10 +135,17 @@ std::uint64_t ContentHash(std::optional<std::string_view> owner, std::string_vie
 }
 
 std::vector<Deduplicated> Deduplicate(const Collection& c, const Collection::Writer& writer,
-                                      Datetime now, std::vector<PreparedRecord>* records) {
+                                      Datetime now, std::vector<PreparedRecord>* records,
+                                      std::map<std::uint32_t, Datetime>* refresh) {
   std::vector<Deduplicated> out;
   const DedupSpec& dedup = c.spec().dedup;
   if (dedup.mode == DedupMode::kOff || records->empty()) return out;
+  const bool refreshing = dedup.action == DedupAction::kRefresh && c.time_slot().has_value();
+  // The time a duplicate refreshes its record to: its own, else now.
+  auto time_of = [&](const PreparedRecord& r) {
+    const Value& v = r.slots[*c.time_slot()];
+    return std::holds_alternative<Datetime>(v) ? std::get<Datetime>(v) : now;
+  };
   // The stored records this batch replaces are not what a record duplicates.
   std::unordered_set<std::uint32_t> replaced;
   for (const PreparedRecord& r : *records) {
@@ -180,6 +188,8 @@ std::vector<Deduplicated> Deduplicate(const Collection& c, const Collection::Wri
   for (PreparedRecord& r : *records) {
     const std::optional<std::string> owner = owner_of(r);
     std::optional<Deduplicated> dup;
+    std::optional<std::uint32_t> dup_doc;  // the stored record it duplicates
+    std::optional<std::size_t> dup_kept;   // or the kept record, in `kept`
     std::string content;
     const bool checked = live(r.slots);
     if (checked && dedup.mode == DedupMode::kExact) {
@@ -190,6 +200,7 @@ std::vector<Deduplicated> Deduplicate(const Collection& c, const Collection::Wri
         if (OwnerOfRow(c, row) != owner || (row != nullptr && !live(*row))) continue;
         if (NormalizeContent(StoredTexts(c.spec(), writer.body_of(doc))) != content) continue;
         dup = Deduplicated{r.position, r.id, writer.id_of(doc), std::nullopt};
+        dup_doc = doc;
         break;
       }
       if (!dup) {
@@ -197,6 +208,7 @@ std::vector<Deduplicated> Deduplicate(const Collection& c, const Collection::Wri
         for (auto it = first; it != last; ++it) {
           if (kept_content[it->second] == content && owner_of(kept[it->second]) == owner) {
             dup = Deduplicated{r.position, r.id, kept[it->second].id, std::nullopt};
+            dup_kept = it->second;
             break;
           }
         }
@@ -214,6 +226,7 @@ std::vector<Deduplicated> Deduplicate(const Collection& c, const Collection::Wri
       // A vector the index refuses was refused by Prepare first; nothing to compare then.
       if (nearest.ok() && *nearest && (*nearest)->second >= dedup.threshold) {
         dup = Deduplicated{r.position, r.id, writer.id_of((*nearest)->first), (*nearest)->second};
+        dup_doc = (*nearest)->first;
       }
       if (!dup) {
         const std::vector<std::size_t>& peers = kept_by_owner[owner];
@@ -224,12 +237,23 @@ std::vector<Deduplicated> Deduplicate(const Collection& c, const Collection::Wri
           const double similarity = Similarity(metric, r.vector, kept[peers[p]].vector);
           if (similarity >= dedup.threshold) {
             dup = Deduplicated{r.position, r.id, kept[peers[p]].id, similarity};
+            dup_kept = peers[p];
             break;
           }
         }
       }
     }
     if (dup) {
+      if (refreshing) {
+        dup->action = DedupAction::kRefresh;
+        const Datetime t = time_of(r);
+        if (dup_doc) {
+          auto [it, fresh] = refresh->try_emplace(*dup_doc, t);
+          if (!fresh) it->second = std::max(it->second, t);
+        } else if (dup_kept) {
+          RefreshKept(c, t, &kept[*dup_kept]);
+        }
+      }
       out.push_back(std::move(*dup));
       continue;
     }
@@ -251,29 +275,47 @@ namespace engram {
 
 StatusOr<DedupSpec> ParseDedup(std::string_view text) {
   if (text == "off") return DedupSpec{};
-  if (text == "exact") return DedupSpec{DedupMode::kExact, 0};
+  // The action, last: ":skip" or ":refresh".
+  DedupAction action = DedupAction::kSkip;
+  for (const auto& [suffix, named] :
+       {std::pair<std::string_view, DedupAction>{":skip", DedupAction::kSkip},
+        {":refresh", DedupAction::kRefresh}}) {
+    if (text.size() > suffix.size() && text.substr(text.size() - suffix.size()) == suffix) {
+      action = named;
+      text.remove_suffix(suffix.size());
+      break;
+    }
+  }
+  if (text == "off") return Status::InvalidArgument("dedup: off takes no action");
+  if (text == "exact") return DedupSpec{DedupMode::kExact, 0, action};
   if (text.rfind("near:", 0) == 0) {
     const std::string_view number = text.substr(5);
     double threshold = 0;
     const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), threshold);
     if (ec == std::errc() && end == number.data() + number.size() && std::isfinite(threshold)) {
-      return DedupSpec{DedupMode::kNear, threshold};
+      return DedupSpec{DedupMode::kNear, threshold, action};
     }
     return Status::InvalidArgument("dedup: threshold '" + std::string(number) +
                                    "' is not a finite number");
   }
   return Status::InvalidArgument("dedup: '" + std::string(text) +
-                                 "' is not off, exact or near:THRESHOLD");
+                                 "' is not off, exact[:skip|:refresh] or "
+                                 "near:THRESHOLD[:skip|:refresh]");
+}
+
+std::string_view DedupActionName(DedupAction action) {
+  return action == DedupAction::kRefresh ? "refreshed" : "skipped";
 }
 
 std::string DedupText(const DedupSpec& dedup) {
+  const std::string action = dedup.action == DedupAction::kRefresh ? ":refresh" : "";
   switch (dedup.mode) {
     case DedupMode::kOff:
       return "off";
     case DedupMode::kExact:
-      return "exact";
+      return "exact" + action;
     case DedupMode::kNear:
-      return "near:" + json::Value(dedup.threshold).dump();
+      return "near:" + json::Value(dedup.threshold).dump() + action;
   }
   return "off";
 }

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,10 +40,15 @@ std::uint64_t ContentHash(std::optional<std::string_view> owner, std::string_vie
 // included), then with the kept records before it in the batch. Records
 // expired at `now` (the engine's clock) take no part on either side: an
 // expired record is invisible, so a fresh copy of it is no duplicate.
+// With the refresh action (DedupSpec), a duplicate of a kept record makes
+// that record's time the later of the two (touch.h), and a duplicate of a
+// stored record puts its time into `refresh` (by record number, the latest
+// of the batch's duplicates of it) for the caller to write with the batch.
 // `writer` keeps other writers out; the vector index is read under the
 // shared lock.
 std::vector<Deduplicated> Deduplicate(const Collection& c, const Collection::Writer& writer,
-                                      Datetime now, std::vector<PreparedRecord>* records);
+                                      Datetime now, std::vector<PreparedRecord>* records,
+                                      std::map<std::uint32_t, Datetime>* refresh);
 
 }  // namespace engram::engine
 

@@ -7,6 +7,7 @@
 
 #include "engine/embedding.h"
 #include "engine/engine_impl.h"
+#include "engine/hit_tally.h"
 #include "engine/scope.h"
 #include "storage/sqlite/sqlite_store.h"
 
@@ -51,6 +52,14 @@ std::string_view DefaultTtlField(std::string_view schema_spec) {
   return schema_spec == "preset:notes" ? "expires_at" : "";
 }
 
+std::string_view DefaultHitCountField(std::string_view schema_spec) {
+  return schema_spec == "preset:notes" ? "hit_count" : "";
+}
+
+std::string_view DefaultLastHitField(std::string_view schema_spec) {
+  return schema_spec == "preset:notes" ? "last_hit_at" : "";
+}
+
 Datetime Engine::Impl::Now() const {
   const auto now = options.clock ? options.clock() : std::chrono::system_clock::now();
   return Datetime{
@@ -61,8 +70,24 @@ Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 Engine::~Engine() {
   impl_->maintenance.reset();
+  // The hits tallied since the last write (a failure loses them, as a crash would).
+  (void)FlushHits();
   // Records are durable already; a checkpoint only makes the next open faster.
   for (const auto& c : impl_->All()) (void)engine::CheckpointCollection(*impl_->store, *c);
+}
+
+Status Engine::FlushHits() {
+  for (const auto& c : impl_->All()) {
+    // What is pending now, a batch at a time; hits tallied meanwhile wait.
+    const std::size_t batches = c->hits().pending() / kMaxHitBatch + 1;
+    for (std::size_t i = 0; i < batches; ++i) {
+      StatusOr<std::size_t> written = engine::WriteHits(*impl_->store, *c, kMaxHitBatch);
+      if (!written.ok() && written.status().code() == StatusCode::kNotFound) break;  // dropped
+      RETURN_IF_ERROR(written.status());
+      if (*written < kMaxHitBatch) break;
+    }
+  }
+  return Status::Ok();
 }
 
 std::vector<std::shared_ptr<Collection>> Engine::Impl::All() const {
@@ -105,6 +130,7 @@ StatusOr<std::unique_ptr<Engine>> Engine::Open(const std::string& dir, const Opt
   maintenance.threads = impl->options.threads;
   maintenance.checkpoint_records = impl->options.checkpoint_records;
   maintenance.checkpoint_interval = std::chrono::milliseconds(impl->options.checkpoint_interval_ms);
+  maintenance.hit_flush_interval = std::chrono::milliseconds(impl->options.hit_flush_interval_ms);
   Impl* raw = impl.get();
   maintenance.now = [raw] { return raw->Now(); };
   impl->maintenance = std::make_unique<engine::Maintenance>(
@@ -179,7 +205,7 @@ StatusOr<CollectionInfo> Info(const Collection& c, const std::optional<Scope>& s
   return CollectionInfo{
       c.spec(),
       visible ? reader.metadata().Evaluate(visible->optimized.root).cardinality() : reader.size(),
-      c.purged()};
+      c.purged(), c.hits().tallied(), c.hits().dropped()};
 }
 }  // namespace
 

@@ -67,7 +67,10 @@ struct Engine::Impl {
   // under its shared lock, within what `scope` sees at `at` (scope.h
   // VisibleFilter, set as request->scope), mapping hits to ids and records
   // within `max_reply_bytes` (RequestBounds). PermissionDenied as
-  // VisibleFilter.
+  // VisibleFilter. The hits are tallied for the recall statistics
+  // (hit_tally.h): a scoped caller's on its own records only, so that no
+  // agent's searches (which its private records shape) change what
+  // another's records say.
   StatusOr<SearchResponse> Run(const engine::Collection& collection, search::Request* request,
                                const std::optional<Scope>& scope, const engine::ReadTime& at,
                                std::size_t max_reply_bytes = 0) const;

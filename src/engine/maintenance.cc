@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "base/status.h"
+#include "engine/hit_tally.h"
 #include "engine/scope.h"
 
 namespace engram::engine {
@@ -104,6 +105,11 @@ std::uint64_t Maintenance::purge_failures() const {
   return purge_failures_;
 }
 
+std::uint64_t Maintenance::hit_failures() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return hit_failures_;
+}
+
 // A checkpoint is due by records changed (at least a tenth of the
 // collection, so that a bulk load does not serialise the whole index every
 // few seconds) or by time since the first change after the last one. It is
@@ -145,6 +151,15 @@ bool Maintenance::Pass() {
       }
       // Another chunk at once when this one was full.
       linked |= purged.ok() && *purged == kPurgeChunk;
+    }
+    if (c->counts_hits() && options_.hit_flush_interval.count() > 0 &&
+        now - failed_at_ >= kRetryAfterFailure && c->hits().Due(now, options_.hit_flush_interval)) {
+      const StatusOr<std::size_t> written = WriteHits(*store_, *c, kMaxHitBatch);
+      if (!written.ok() && written.status().code() != StatusCode::kNotFound) {
+        failed_at_ = now;
+        std::lock_guard<std::mutex> lock(mutex_);
+        ++hit_failures_;
+      }
     }
     // After a failure (a full disk, say) checkpoints wait a while.
     if (now - failed_at_ >= kRetryAfterFailure && CheckpointDue(*c, now)) {

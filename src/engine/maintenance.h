@@ -12,7 +12,9 @@
 //   held, so that after a crash recovery replays only what was written since;
 // - purging expired records (CollectionSpec::ttl_field): deleted durably, in
 //   chunks under the collection's writer, counted per collection. Reads
-//   never see them meanwhile (scope.h's VisibleFilter hides them at once).
+//   never see them meanwhile (scope.h's VisibleFilter hides them at once);
+// - writing the hits searches tallied (hit_tally.h): at most one batch of
+//   at most kMaxHitBatch records per collection per hit_flush_interval.
 #ifndef ENGRAM_ENGINE_MAINTENANCE_H_
 #define ENGRAM_ENGINE_MAINTENANCE_H_
 
@@ -40,6 +42,8 @@ struct MaintenanceOptions {
   std::chrono::milliseconds checkpoint_interval{30000};
   // Now, for expiry.
   std::function<Datetime()> now;
+  // Tallied hits are written at most this often per collection (0: never here).
+  std::chrono::milliseconds hit_flush_interval{1000};
 };
 
 // Writes `c`'s index images to `store` if anything changed since the last
@@ -72,6 +76,7 @@ class Maintenance {
   std::uint64_t checkpoints() const;
   std::uint64_t checkpoint_failures() const;
   std::uint64_t purge_failures() const;
+  std::uint64_t hit_failures() const;
 
  private:
   void Run();
@@ -86,7 +91,7 @@ class Maintenance {
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   bool stop_ = false;
-  std::uint64_t checkpoints_ = 0, failures_ = 0, purge_failures_ = 0;
+  std::uint64_t checkpoints_ = 0, failures_ = 0, purge_failures_ = 0, hit_failures_ = 0;
   // When each collection (by address) first had unstored changes; the entry
   // goes once a checkpoint stored them (dirty back to 0).
   std::vector<std::pair<const Collection*, std::chrono::steady_clock::time_point>> since_;

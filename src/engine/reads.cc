@@ -9,6 +9,7 @@
 #include "engine/engine_impl.h"
 #include "engine/internal.h"
 #include "engine/ranking.h"
+#include "engine/record_key.h"
 #include "engine/scope.h"
 #include "engine/supersede.h"
 #include "text/query/query.h"
@@ -91,6 +92,8 @@ StatusOr<SearchResponse> Engine::Impl::Run(const Collection& c, search::Request*
                                            const std::optional<Scope>& scope,
                                            const engine::ReadTime& at,
                                            std::size_t max_reply_bytes) const {
+  const std::optional<std::string_view> agent =
+      scope ? std::optional<std::string_view>(scope->agent) : std::nullopt;
   const Collection::Reader reader = c.Read();
   ASSIGN_OR_RETURN(std::optional<filter::CompiledFilter> visible,
                    engine::VisibleFilter(c, scope, at));
@@ -127,6 +130,21 @@ StatusOr<SearchResponse> Engine::Impl::Run(const Collection& c, search::Request*
     hit.final_score = h.final_score;
     hit.record = reader.body_of(h.doc);
     response.hits.push_back(std::move(hit));
+  }
+  if (c.counts_hits() && !response.hits.empty()) {
+    // Recall statistics: the returned hits are tallied, in O(hits) under
+    // the tally's own mutex; the maintenance writes them (hit_tally.h).
+    std::vector<std::string> keys;
+    keys.reserve(response.hits.size());
+    for (std::size_t i = 0; i < response.hits.size(); ++i) {
+      const std::uint32_t doc = hits[i].doc;
+      if (agent && c.owner_slot() &&
+          engine::OwnerOf(*reader.metadata().Row(doc), *c.owner_slot()) != *agent) {
+        continue;  // another's record: its statistics are its owner's
+      }
+      keys.push_back(reader.key_of(doc));
+    }
+    c.hits().Add(keys, Now());
   }
   if (!result.value().filter_impact.is_null()) {
     response.filter_impact = json::Dump(result.value().filter_impact);

@@ -156,6 +156,10 @@ StatusOr<Engine::ReembedReport> Engine::Reembed(
     if (it != impl_->collections.end() && it->second == old) it->second = fresh;
   }
   old_writer.Retire();
+  // Hits tallied on the old incarnation and not yet written follow their
+  // records (the keys stay); a search still running there may add a few
+  // that are lost.
+  fresh->hits().Restore(old->hits().Take(kMaxPendingHitRecords));
   impl_->maintenance->Wake();
   ReembedReport report;
   report.records = now.size();

@@ -5,6 +5,7 @@
 // index work, which recovery redoes.
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <unordered_map>
 #include <utility>
 
@@ -13,6 +14,7 @@
 #include "engine/engine_impl.h"
 #include "engine/scope.h"
 #include "engine/supersede.h"
+#include "engine/touch.h"
 
 namespace engram {
 
@@ -93,8 +95,10 @@ StatusOr<WriteResult> Engine::Impl::Upsert(Collection& c, std::span<const std::s
 
   ASSIGN_OR_RETURN(Collection::Writer writer, c.Write());
   WriteResult result;
-  // Within one owner only: a scoped writer's records are all its own.
-  result.deduplicated = engine::Deduplicate(c, writer, now, &unique);
+  // Within one owner only: a scoped writer's records are all its own, and
+  // so are the records their duplicates refresh.
+  std::map<std::uint32_t, Datetime> refresh;
+  result.deduplicated = engine::Deduplicate(c, writer, now, &unique, &refresh);
   // Every record is written now and current; the records it names in
   // `supersedes` (its owner's) stop being current now, in the same batch.
   ASSIGN_OR_RETURN(engine::Supersession supersession,
@@ -104,6 +108,14 @@ StatusOr<WriteResult> Engine::Impl::Upsert(Collection& c, std::span<const std::s
   }
   result.superseded = std::move(supersession.report);
   storage::WriteBatch batch;
+  // Refreshed records go in the same batch: touched, not written again.
+  std::vector<engine::TouchedRecord> touched;
+  for (const auto& [doc, t] : refresh) {
+    ASSIGN_OR_RETURN(std::optional<engine::TouchedRecord> r, engine::RefreshStored(writer, doc, t));
+    if (!r) continue;
+    batch.touches.push_back({writer.key_of(doc), r->body});
+    touched.push_back(std::move(*r));
+  }
   std::vector<std::uint32_t> docs;
   std::vector<PreparedRecord> ordered;
   batch.puts.reserve(unique.size() + supersession.puts.size());
@@ -116,14 +128,16 @@ StatusOr<WriteResult> Engine::Impl::Upsert(Collection& c, std::span<const std::s
     ordered.push_back(std::move(r));
   }
   const std::size_t written = docs.size();
-  if (written == 0) return result;  // every record was a duplicate
+  // Every record was a duplicate (and so superseded nothing), none refreshing.
+  if (written == 0 && touched.empty()) return result;
   for (std::size_t i = 0; i < supersession.docs.size(); ++i) {
     batch.puts.push_back(std::move(supersession.puts[i]));
     docs.push_back(supersession.docs[i]);
     ordered.push_back(std::move(supersession.records[i]));
   }
   ASSIGN_OR_RETURN(const std::uint64_t seq, store->Apply(collection, batch));
-  Status indexed = writer.Apply(seq, docs, std::move(ordered), options.threads, progress);
+  Status indexed =
+      writer.Apply(seq, docs, std::move(ordered), options.threads, progress, std::move(touched));
   maintenance->Wake();
   if (!indexed.ok()) {
     return Status::Internal("records are stored but indexing failed: " + indexed.message());

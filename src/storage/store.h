@@ -33,12 +33,23 @@ struct RecordWrite {
   std::string vector;
 };
 
+// A new body for a stored record whose number and vector stay. The record
+// keeps its sequence: a touch changes only what the engine reads back from
+// the body on every open (metadata such as hit counts or a record time),
+// never what an index snapshot holds, so a snapshot stays valid for it.
+struct BodyWrite {
+  std::string id;
+  std::string body;
+};
+
 // All the writes of one batch: applied together or not at all. The removes
 // apply first, then the puts in order (a later put of an id replaces an
-// earlier one), so a batch may remove a record and give its doc to another.
+// earlier one), so a batch may remove a record and give its doc to another;
+// the touches last.
 struct WriteBatch {
   std::vector<RecordWrite> puts;     // insert or replace by id
   std::vector<std::string> removes;  // ids; absent ids are ignored
+  std::vector<BodyWrite> touches;    // by id; absent ids are ignored
   // When set, replaces the collection's configuration document in the same
   // transaction (a collection switching embedders rewrites its vectors and
   // its configuration together).
@@ -75,7 +86,8 @@ class Store {
   // Applies `batch` to `collection` atomically in one transaction that is
   // synced to disk before this returns: after a crash at any moment a batch
   // is there whole or not at all, and an acknowledged one is there. Every
-  // record the batch writes gets the returned sequence, which is larger than
+  // record the batch puts gets the returned sequence (a touched one keeps
+  // its own), which is larger than
   // any earlier one in the store (an empty batch takes one too). NotFound
   // for an unknown collection; InvalidArgument, writing nothing, when a put's
   // doc belongs to another id after the batch's removes. After an IoError

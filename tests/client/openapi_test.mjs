@@ -199,8 +199,23 @@ test("dedup on write", async () => {
   const again = await call("POST", r, { template: t, status: 200,
     body: { records: [note("d3", "alice", "s", "other words"), note("d4", "alice", "s", "same words")] } });
   assert.equal(again.body.written, 1);
-  assert.deepEqual(again.body.deduplicated, [{ index: 1, id: "d4", duplicate_of: "d1" }]);
+  assert.deepEqual(again.body.deduplicated, [{ index: 1, id: "d4", duplicate_of: "d1", action: "skipped" }]);
   await call("DELETE", `${c}/dd`, { template: `${c}/{name}`, status: 200 });
+  // The refresh action moves the original's record time; it needs a time_field.
+  await call("POST", c, { body: { name: "dr", schema: "preset:notes", text: ["content"], dedup: "exact:refresh" }, status: 400 });
+  const refreshing = await call("POST", c, { body: { name: "dr", schema: "preset:notes", text: ["content"],
+    time_field: "updated_at", dedup: "exact:refresh" }, status: 201 });
+  assert.equal(refreshing.body.dedup, "exact:refresh");
+  assert.equal(refreshing.body.hit_count_field, "hit_count");
+  assert.equal(refreshing.body.last_hit_field, "last_hit_at");
+  const dr = "/v1/collections/dr/records";
+  await call("POST", dr, { template: t, status: 200, body: { records: [note("r1", "alice", "s", "salt")] } });
+  const later = { ...note("r2", "alice", "s", "SALT"), updated_at: "2025-01-01T00:00:00Z" };
+  const refreshed = await call("POST", dr, { template: t, status: 200, body: { records: [later] } });
+  assert.deepEqual(refreshed.body.deduplicated, [{ index: 0, id: "r2", duplicate_of: "r1", action: "refreshed" }]);
+  const got = await call("GET", `${dr}/r1`, { template: `${t}/{id}`, status: 200 });
+  assert.equal(got.body.updated_at, "2025-01-01T00:00:00Z");
+  await call("DELETE", `${c}/dr`, { template: `${c}/{name}`, status: 200 });
 });
 
 test("supersession, as-of and history", async () => {

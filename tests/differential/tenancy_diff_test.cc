@@ -170,7 +170,11 @@ class TenancyDiff : public ::testing::Test {
           {"schema", "preset:notes"},
           {"text", {"content"}},
           {"vector", {{"dim", kDim}}},
-          {"time_field", "updated_at"}});
+          {"time_field", "updated_at"},
+          // Recall statistics off: hit counts record which searches ran
+          // (a shared record's owner's, shaped by its private records).
+          {"hit_count_field", ""},
+          {"last_hit_field", ""}});
     Both("POST", "/v1/collections",
          {{"name", "plain"},
           {"schema", {{"fields", {{{"name", "region"}, {"type", "string"}, {"required", true}}}}}},

@@ -601,8 +601,9 @@ TEST_F(EngineCliWrite, IngestReportsDuplicatesWithTheirLines) {
   const Json doc = ParseJson(r);
   EXPECT_EQ(doc["written"], 2);
   EXPECT_EQ(doc["deduplicated_total"], 2);
-  EXPECT_EQ(doc["deduplicated"], Json::parse(R"([{"line":2,"id":"d1","duplicate_of":"d0"},)"
-                                             R"({"line":4,"id":"d3","duplicate_of":"d0"}])"));
+  EXPECT_EQ(doc["deduplicated"],
+            Json::parse(R"([{"line":2,"id":"d1","duplicate_of":"d0","action":"skipped"},)"
+                        R"({"line":4,"id":"d3","duplicate_of":"d0","action":"skipped"}])"));
   Result list = Engram({"collection", "list", "--db", Db(), "--json"});
   EXPECT_EQ(ParseJson(list)["collections"][0]["dedup"], "exact");
   std::vector<std::string> bad = CreateArgs(Db(), "other");
@@ -672,6 +673,82 @@ TEST_F(EngineCliWrite, SupersedesAndReadsAsOf) {
   EXPECT_EQ(unknown.code, 1);
   EXPECT_NE(unknown.err.find(":2: supersedes[0]: no record 'nope'"), std::string::npos)
       << unknown.err;
+}
+
+TEST_F(EngineCliWrite, IngestRefreshesTheOriginalsOfDuplicates) {
+  std::vector<std::string> args = CreateArgs(Db());
+  args.insert(args.end(), {"--dedup", "exact:refresh"});
+  ASSERT_EQ(Engram(args).code, 0);
+  const fs::path file = dir_ / "dups.jsonl";
+  {
+    std::ofstream out(file);
+    out << R"({"id":"d0","text":"the amulet","region":"river","written":"2024-01-01T00:00:00Z",)"
+        << R"("vector":[1,0,0,0]})"
+        << "\n"
+        << R"({"id":"d1","text":"THE AMULET","region":"river","written":"2024-06-01T00:00:00Z",)"
+        << R"("vector":[1,0,0,0]})"
+        << "\n";
+  }
+  Result r = Engram({"ingest", "--db", Db(), "--collection", "lore", file.string(), "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(ParseJson(r)["deduplicated"],
+            Json::parse(R"([{"line":2,"id":"d1","duplicate_of":"d0","action":"refreshed"}])"));
+  Result got = Engram({"list", "--db", Db(), "--collection", "lore", "--filter",
+                       R"({"written":{"$gte":"2024-06-01T00:00:00Z"}})", "--dialect",
+                       "vector_filter", "--json"});
+  ASSERT_EQ(got.code, 0) << got.err;
+  ASSERT_EQ(ParseJson(got)["records"].size(), 1u) << got.out;
+  EXPECT_EQ(ParseJson(got)["records"][0]["id"], "d0") << "d0 took d1's later time";
+  Result human = Engram({"ingest", "--db", Db(), "--collection", "lore", file.string()});
+  ASSERT_EQ(human.code, 0) << human.err;
+  EXPECT_NE(human.out.find("1 duplicates refreshed their originals"), std::string::npos)
+      << human.out;
+  Result list = Engram({"collection", "list", "--db", Db(), "--json"});
+  EXPECT_EQ(ParseJson(list)["collections"][0]["dedup"], "exact:refresh");
+  // Refreshing needs a record time.
+  Result refused =
+      Engram({"collection", "create", "--db", Db(), "--name", "other", "--schema",
+              Example("lore.schema.json"), "--text", "text", "--dedup", "exact:refresh"});
+  EXPECT_EQ(refused.code, 1);
+  EXPECT_NE(refused.err.find("time_field"), std::string::npos) << refused.err;
+}
+
+TEST_F(EngineCliWrite, NotesCollectionsCountHitsByDefault) {
+  Result c = Engram({"collection", "create", "--db", Db(), "--name", "notes", "--schema",
+                     "preset:notes", "--text", "content"});
+  ASSERT_EQ(c.code, 0) << c.err;
+  Result off =
+      Engram({"collection", "create", "--db", Db(), "--name", "quiet", "--schema", "preset:notes",
+              "--text", "content", "--hit-count-field", "", "--last-hit-field", ""});
+  ASSERT_EQ(off.code, 0) << off.err;
+  Result list = Engram({"collection", "list", "--db", Db(), "--json"});
+  const Json collections = ParseJson(list)["collections"];
+  ASSERT_EQ(collections.size(), 2u);
+  EXPECT_EQ(collections[0]["hit_count_field"], "hit_count");
+  EXPECT_EQ(collections[0]["last_hit_field"], "last_hit_at");
+  EXPECT_FALSE(collections[1].contains("hit_count_field"));
+  const fs::path file = dir_ / "notes.jsonl";
+  {
+    std::ofstream out(file);
+    out << R"({"id":"n1","content":"the mill wheel","type":"fact","scope":"agent_private",)"
+        << R"("agent_id":"alice","importance":0.5,"confidence":0.9,)"
+        << R"("updated_at":"2026-01-01T00:00:00Z"})"
+        << "\n";
+  }
+  ASSERT_EQ(Engram({"ingest", "--db", Db(), "--collection", "notes", file.string()}).code, 0);
+  // Each CLI search opens the store, tallies its hit and writes it on close.
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_EQ(Engram({"search", "--db", Db(), "--collection", "notes", "--query", "mill"}).code, 0);
+  }
+  Result counted = Engram({"count", "--db", Db(), "--collection", "notes", "--filter",
+                           R"({"hit_count":2})", "--dialect", "vector_filter", "--json"});
+  ASSERT_EQ(counted.code, 0) << counted.err;
+  EXPECT_EQ(ParseJson(counted)["count"], 1) << counted.out;
+  Result bad = Engram({"collection", "create", "--db", Db(), "--name", "bad", "--schema",
+                       "preset:notes", "--text", "content", "--hit-count-field", "updated_at"});
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.err.find("hit_count_field: 'updated_at' is not an int field"), std::string::npos)
+      << bad.err;
 }
 
 TEST_F(EngineCliWrite, ACollectionsDefaultRankingIsStoredAndListed) {

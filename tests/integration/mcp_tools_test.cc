@@ -388,8 +388,8 @@ TEST_F(McpToolsTest, MemoryIdsCompareCaseInsensitively) {
   EXPECT_EQ(ToolOk("ForgetMemory", {{"memory_id", upper(ids_[2])}})["existed"], false);
 }
 
-TEST_F(McpToolsTest, StoreMemoryReportsADuplicateOfTheAgentsOwn) {
-  // A memories collection created beforehand with exact dedup.
+// A memories collection created beforehand with `dedup`.
+CollectionSpec MemoriesWithDedup(const char* dedup) {
   CollectionSpec spec{"memories",
                       SchemaRef::Load("preset:memory").value(),
                       {{"content", 1.0}, {"title", 1.0}, {"context", 1.0}},
@@ -397,14 +397,19 @@ TEST_F(McpToolsTest, StoreMemoryReportsADuplicateOfTheAgentsOwn) {
                       "cosine",
                       "en",
                       "timestamp"};
-  spec.dedup = ParseDedup("exact").value();
-  ASSERT_TRUE(engine_->CreateCollection(spec).ok());
+  spec.dedup = ParseDedup(dedup).value();
+  return spec;
+}
+
+TEST_F(McpToolsTest, StoreMemoryReportsADuplicateOfTheAgentsOwn) {
+  ASSERT_TRUE(engine_->CreateCollection(MemoriesWithDedup("exact")).ok());
   Principal alice{"alice", ReadProfile::kPrivateOnly, false};
   Principal bob{"bob", ReadProfile::kPrivateOnly, false};
   const Json first = ToolOk("StoreMemory", {{"content", "The cache lives in /tmp"}}, &alice);
   EXPECT_FALSE(first.contains("duplicate_of"));
   const Json again = ToolOk("StoreMemory", {{"content", "the cache  lives in /TMP"}}, &alice);
   EXPECT_EQ(again["duplicate_of"], first["memory_id"]);
+  EXPECT_EQ(again["dedup_action"], "skipped");
   const Json bobs = ToolOk("StoreMemory", {{"content", "The cache lives in /tmp"}}, &bob);
   EXPECT_FALSE(bobs.contains("duplicate_of")) << "bob's copy is his own memory";
   EXPECT_EQ(engine_->DescribeCollection("memories")->records, 2u);
@@ -467,6 +472,23 @@ TEST_F(McpToolsTest, ReviseMemorySupersedesAndMemoryHistoryReadsTheVersions) {
   // Forgetting the current version leaves nothing current.
   EXPECT_EQ(ToolOk("ForgetMemory", {{"memory_id", v2}}, &alice)["existed"], true);
   EXPECT_EQ(ToolOk("MemoryStats", Json::object(), &alice)["count"], 0);
+}
+
+TEST_F(McpToolsTest, StoreMemoryReportsARefreshedOriginal) {
+  ASSERT_TRUE(engine_->CreateCollection(MemoriesWithDedup("exact:refresh")).ok());
+  Principal alice{"alice", ReadProfile::kPrivateOnly, false};
+  const Json first = ToolOk("StoreMemory", {{"content", "The cache lives in /tmp"}}, &alice);
+  *now_ += std::chrono::hours(1);
+  const Json again = ToolOk("StoreMemory", {{"content", "the cache lives in /tmp"}}, &alice);
+  EXPECT_EQ(again["duplicate_of"], first["memory_id"]);
+  EXPECT_EQ(again["dedup_action"], "refreshed");
+  // The original now carries the duplicate's later time (in canonical form).
+  StatusOr<std::optional<std::string>> stored = engine_->Get(
+      "memories", first["memory_id"].get<std::string>(), std::nullopt, std::string("alice"));
+  ASSERT_TRUE(stored.ok() && stored->has_value());
+  EXPECT_EQ(first["timestamp"], "2025-03-01T12:00:00.000000Z");
+  EXPECT_EQ(Json::parse(**stored)["timestamp"], "2025-03-01T13:00:00Z");
+  EXPECT_EQ(engine_->DescribeCollection("memories")->records, 1u);
 }
 
 TEST_F(McpToolsTest, ScopedAgentsSeeAndForgetOnlyTheirOwn) {

@@ -191,7 +191,9 @@ TEST_F(ServerHttpTest, ProbesMetricsAndOpenApi) {
         "engram_http_requests_total{route=\"/openapi.json\",method=\"HEAD\",status=\"200\"} 1",
         "engram_http_in_flight", "engram_http_connections",
         "engram_http_errors_total{kind=\"auth.unauthenticated\"} 1",
-        "engram_collection_records{collection=\"notes\"} 0"}) {
+        "engram_collection_records{collection=\"notes\"} 0",
+        "engram_hits_tallied_total{collection=\"notes\"} 0",
+        "engram_hits_dropped_total{collection=\"notes\"} 0"}) {
     EXPECT_NE(m->body.find(name), std::string::npos) << name << "\n" << m->body;
   }
   api_->SetDraining();

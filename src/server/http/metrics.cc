@@ -84,14 +84,30 @@ std::string Metrics::Render(const Engine* engine) const {
     out << "engram_collection_records{collection=\"" << Label(info.spec.name) << "\"} "
         << info.records << '\n';
   }
-  out << "# HELP engram_expired_records_purged_total Expired records deleted by the "
-         "maintenance since the store was opened (collections with a ttl_field).\n"
-         "# TYPE engram_expired_records_purged_total counter\n";
-  for (const CollectionInfo& info : collections) {
-    if (info.spec.ttl_field.empty()) continue;
-    out << "engram_expired_records_purged_total{collection=\"" << Label(info.spec.name) << "\"} "
-        << info.purged << '\n';
-  }
+  // A counter per collection, for the collections `applies` accepts.
+  auto per_collection = [&](const char* name, const char* help, auto applies, auto value) {
+    out << "# HELP " << name << ' ' << help << "\n# TYPE " << name << " counter\n";
+    for (const CollectionInfo& info : collections) {
+      if (!applies(info.spec)) continue;
+      out << name << "{collection=\"" << Label(info.spec.name) << "\"} " << value(info) << '\n';
+    }
+  };
+  auto expires = [](const CollectionSpec& spec) { return !spec.ttl_field.empty(); };
+  auto counts_hits = [](const CollectionSpec& spec) {
+    return !spec.hit_count_field.empty() || !spec.last_hit_field.empty();
+  };
+  per_collection("engram_expired_records_purged_total",
+                 "Expired records deleted by the maintenance since the store was opened "
+                 "(collections with a ttl_field).",
+                 expires, [](const CollectionInfo& info) { return info.purged; });
+  per_collection("engram_hits_tallied_total",
+                 "Search hits tallied for recall statistics since the store was opened "
+                 "(collections with hit fields).",
+                 counts_hits, [](const CollectionInfo& info) { return info.hits_tallied; });
+  per_collection("engram_hits_dropped_total",
+                 "Search hits not tallied because the tally was full (65536 records' hits "
+                 "waiting to be written).",
+                 counts_hits, [](const CollectionInfo& info) { return info.hits_dropped; });
   return out.str();
 }
 

@@ -204,17 +204,22 @@ Decoded<CollectionSpec> DecodeCollectionSpec(const json& body, const Limits& /*l
     std::string language = "en";
     std::string time_field;
     std::optional<std::string> ttl_field;
+    std::optional<std::string> hit_count_field, last_hit_field;
     std::optional<DecaySpec> decay;
     std::optional<BoostSpec> boost;
   } spec;
   if (r.Require("name")) r.String("name", &spec.name, 64);
   const bool ttl_given = body.is_object() && body.contains("ttl_field");
+  const bool hit_count_given = body.is_object() && body.contains("hit_count_field");
+  const bool last_hit_given = body.is_object() && body.contains("last_hit_field");
   std::optional<SchemaRef> schema;
   if (const json* s = r.Require("schema"); s != nullptr) {
     if (s->is_string()) {
       const std::string& name = s->get_ref<const std::string&>();
       // A preset's TTL field unless the body names one ("" or null: none).
       if (!ttl_given) spec.ttl_field = std::string(DefaultTtlField(name));
+      if (!hit_count_given) spec.hit_count_field = std::string(DefaultHitCountField(name));
+      if (!last_hit_given) spec.last_hit_field = std::string(DefaultLastHitField(name));
       if (name.rfind("preset:", 0) != 0) {
         r.Fail("schema", "expected \"preset:memory\", \"preset:notes\" or a schema object");
       } else if (StatusOr<SchemaRef> loaded = SchemaRef::Load(name); loaded.ok()) {
@@ -260,6 +265,8 @@ Decoded<CollectionSpec> DecodeCollectionSpec(const json& body, const Limits& /*l
   r.Enum("language", &spec.language, {"en", "nl", "none"});
   r.String("time_field", &spec.time_field, 64);
   if (ttl_given) r.String("ttl_field", &spec.ttl_field.emplace(), 64);
+  if (hit_count_given) r.String("hit_count_field", &spec.hit_count_field.emplace(), 64);
+  if (last_hit_given) r.String("last_hit_field", &spec.last_hit_field.emplace(), 64);
   ReadRanking(r, &spec.decay, &spec.boost);
   DedupSpec dedup;
   std::string dedup_text;
@@ -281,6 +288,8 @@ Decoded<CollectionSpec> DecodeCollectionSpec(const json& body, const Limits& /*l
   out.embedder = std::move(embedder);
   out.fusion = fusion;
   out.ttl_field = spec.ttl_field.value_or("");
+  out.hit_count_field = spec.hit_count_field.value_or("");
+  out.last_hit_field = spec.last_hit_field.value_or("");
   out.decay = spec.decay;
   out.boost = spec.boost;
   out.dedup = dedup;

@@ -14,7 +14,11 @@ nlohmann::json CollectionJson(const CollectionInfo& info) {
                       {"language", spec.language},
                       {"time_field", spec.time_field},
                       {"ttl_field", spec.ttl_field},
-                      {"purged", info.purged}};
+                      {"purged", info.purged},
+                      {"hit_count_field", spec.hit_count_field},
+                      {"last_hit_field", spec.last_hit_field},
+                      {"hits_tallied", info.hits_tallied},
+                      {"hits_dropped", info.hits_dropped}};
   if (spec.vector_dim > 0) c["vector"] = {{"dim", spec.vector_dim}, {"metric", spec.metric}};
   if (spec.decay) c["decay"] = DecayText(*spec.decay);
   if (spec.boost) c["boost"] = BoostText(*spec.boost);

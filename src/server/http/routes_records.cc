@@ -24,7 +24,10 @@ HttpResponse Api::UpsertRecords(const Call& call) {
   }
   nlohmann::json deduplicated = nlohmann::json::array();
   for (const Deduplicated& d : r->deduplicated) {
-    nlohmann::json entry = {{"index", d.index}, {"id", d.id}, {"duplicate_of", d.duplicate_of}};
+    nlohmann::json entry = {{"index", d.index},
+                            {"id", d.id},
+                            {"duplicate_of", d.duplicate_of},
+                            {"action", DedupActionName(d.action)}};
     if (d.similarity) entry["similarity"] = *d.similarity;
     deduplicated.push_back(std::move(entry));
   }

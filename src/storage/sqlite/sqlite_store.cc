@@ -184,6 +184,13 @@ class SqliteStore final : public Store {
           return Error(rc, fmt::format("insert record '{}'", Printable(put.id)));
         }
       }
+      for (const BodyWrite& touch : batch.touches) {
+        Bound s(sql_.touch_record);
+        BindBlob(s, 1, touch.body);
+        sqlite3_bind_int64(s, 2, num);
+        BindBlob(s, 3, touch.id);
+        RETURN_IF_ERROR(Done(s, fmt::format("touch record '{}'", Printable(touch.id))));
+      }
       if (batch.config) {
         Bound s(sql_.set_collection_config);
         BindText(s, 1, *batch.config);

@@ -193,6 +193,29 @@ TEST(SqliteStoreTest, RemovesApplyBeforePuts) {
   EXPECT_EQ(Ids(rows), (std::vector<std::string>{"reuses-doc-1", "id-2"}));
 }
 
+TEST(SqliteStoreTest, TouchesReplaceBodiesKeepingNumberVectorAndSequence) {
+  TestDir dir;
+  auto store = Open(dir.path());
+  ASSERT_TRUE(store->CreateCollection({"c", "{}"}).ok());
+  WriteBatch first;
+  first.puts = {TestRecord(0), TestRecord(1)};
+  const std::uint64_t seq = store->Apply("c", first).value();
+  WriteBatch touch;
+  touch.touches = {{"id-1", "{\"n\":1,\"hits\":3}"}, {"absent", "{}"}};
+  const std::uint64_t later = store->Apply("c", touch).value();
+  EXPECT_GT(later, seq);  // the batch takes a sequence, the record keeps its own
+  const std::vector<Row> rows = Scan(*store, "c");
+  ASSERT_EQ(rows.size(), 2u) << "a touch of an absent id is ignored";
+  EXPECT_EQ(rows[0], (Row{"id-0", 0, seq, TestRecord(0).body, TestVector(0, 4)}));
+  EXPECT_EQ(rows[1], (Row{"id-1", 1, seq, "{\"n\":1,\"hits\":3}", TestVector(1, 4)}));
+  // Removes and puts apply before the touches of the same batch.
+  WriteBatch mixed;
+  mixed.removes = {"id-0"};
+  mixed.touches = {{"id-0", "{}"}};
+  ASSERT_TRUE(store->Apply("c", mixed).ok());
+  EXPECT_EQ(Ids(Scan(*store, "c")), std::vector<std::string>{"id-1"});
+}
+
 TEST(SqliteStoreTest, SequencesIncreaseAcrossCollectionsAndTagRecords) {
   TestDir dir;
   auto store = Open(dir.path());

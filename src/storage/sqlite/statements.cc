@@ -29,6 +29,7 @@ Status Statements::Prepare() {
       {&delete_record, "DELETE FROM records WHERE coll = ?1 AND id = ?2"},
       {&insert_record,
        "INSERT INTO records(key, coll, id, seq, body, vector) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"},
+      {&touch_record, "UPDATE records SET body = ?1 WHERE coll = ?2 AND id = ?3"},
       // The CASE keeps SQLite from reading vectors the caller does not want.
       {&scan,
        "SELECT key, id, seq, body, CASE WHEN seq > ?3 THEN vector END FROM records "
@@ -52,10 +53,11 @@ Status Statements::Prepare() {
 }
 
 void Statements::Finalize() {
-  for (sqlite3_stmt** s : {&begin, &commit, &rollback, &get_meta, &set_meta, &find_collection,
-                           &insert_collection, &set_collection_config, &delete_collection,
-                           &list_collections, &delete_range, &delete_snapshots, &delete_record,
-                           &insert_record, &scan, &get_record, &put_snapshot, &get_snapshot}) {
+  for (sqlite3_stmt** s :
+       {&begin, &commit, &rollback, &get_meta, &set_meta, &find_collection, &insert_collection,
+        &set_collection_config, &delete_collection, &list_collections, &delete_range,
+        &delete_snapshots, &delete_record, &insert_record, &touch_record, &scan, &get_record,
+        &put_snapshot, &get_snapshot}) {
     sqlite3_finalize(*s);
     *s = nullptr;
   }

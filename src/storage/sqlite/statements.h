@@ -37,6 +37,7 @@ struct Statements {
   sqlite3_stmt* delete_snapshots = nullptr;
   sqlite3_stmt* delete_record = nullptr;
   sqlite3_stmt* insert_record = nullptr;
+  sqlite3_stmt* touch_record = nullptr;
   sqlite3_stmt* scan = nullptr;
   sqlite3_stmt* get_record = nullptr;
   sqlite3_stmt* put_snapshot = nullptr;

@@ -65,6 +65,13 @@ json OutputSchema() {
            "Set when the collection deduplicates on write (engram collection create "
            "--dedup) and this memory duplicates one of the agent's: that memory's "
            "memory_id. This memory was not stored then."}}},
+        {"dedup_action",
+         {{"type", "string"},
+          {"enum", json::array({"skipped", "refreshed"})},
+          {"description",
+           "With duplicate_of: what the collection's dedup did. skipped: nothing else; "
+           "refreshed: that memory's time was moved to this one's, so it counts as "
+           "recent again (--dedup exact:refresh)."}}},
         {"similarity", {{"type", "number"}}}}},
       {"required", json::array({"memory_id", "session_id", "sequence_order", "preceding_memory_id",
                                 "timestamp", "agent_id"})}};
@@ -152,6 +159,7 @@ StatusOr<ToolResult> Store(const ToolContext& context, const MemoryFields& m,
   if (!supersedes.empty()) result["supersedes"] = supersedes;
   if (!written->deduplicated.empty()) {
     result["duplicate_of"] = written->deduplicated[0].duplicate_of;
+    result["dedup_action"] = DedupActionName(written->deduplicated[0].action);
     if (written->deduplicated[0].similarity) {
       result["similarity"] = *written->deduplicated[0].similarity;
     }
