@@ -1,6 +1,7 @@
 // The MCP tools end to end through McpServer::HandleMessage: SearchMemory
 // (every search_type, detail and filter operator, every validated bound),
 // StoreMemory's session chains, ForgetMemory, Retrieve, and tenancy.
+#include <atomic>
 #include <cctype>
 #include <set>
 #include <string>
@@ -472,6 +473,38 @@ TEST_F(McpToolsTest, ReviseMemorySupersedesAndMemoryHistoryReadsTheVersions) {
   // Forgetting the current version leaves nothing current.
   EXPECT_EQ(ToolOk("ForgetMemory", {{"memory_id", v2}}, &alice)["existed"], true);
   EXPECT_EQ(ToolOk("MemoryStats", Json::object(), &alice)["count"], 0);
+}
+
+// Revisions of one memory at once: exactly one succeeds and one version
+// stays current (the others find the memory superseded).
+TEST_F(McpToolsTest, ConcurrentRevisionsOfOneMemoryLeaveOneCurrent) {
+  Principal alice{"alice", ReadProfile::kPrivateOnly, false};
+  const std::string v1 =
+      ToolOk("StoreMemory", {{"content", "the build runs nightly"}}, &alice)["memory_id"];
+  constexpr int kThreads = 8;
+  std::atomic<int> ready{0}, succeeded{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      const std::string call =
+          Json{{"jsonrpc", "2.0"},
+               {"id", 1000 + t},
+               {"method", "tools/call"},
+               {"params",
+                {{"name", "ReviseMemory"},
+                 {"arguments",
+                  {{"memory_id", v1},
+                   {"content", "the build runs hourly, take " + std::to_string(t)}}}}}}
+              .dump();
+      ++ready;
+      while (ready.load() < kThreads) std::this_thread::yield();
+      const Json reply = Json::parse(server_->HandleMessage(call, alice));
+      if (!reply["result"].value("isError", true)) ++succeeded;
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(succeeded.load(), 1);
+  EXPECT_EQ(ToolOk("MemoryStats", Json::object(), &alice)["count"], 1);
 }
 
 TEST_F(McpToolsTest, StoreMemoryReportsARefreshedOriginal) {

@@ -125,6 +125,20 @@ StatusOr<ToolResult> Store(const ToolContext& context, const MemoryFields& m,
   const Principal& principal = *context.principal;
   const std::string agent = principal.agent.empty() ? "local" : principal.agent;
   std::lock_guard<std::mutex> lock(context.store->SessionMutex(agent, m.session));
+  if (!supersedes.empty()) {
+    // Still current, checked under the session's lock (a revision is in its
+    // memory's session): of two revisions of one memory at once, the second
+    // finds it superseded, so one version stays current.
+    GetRequest get;
+    get.scope = principal.scope();
+    get.agent = agent;
+    StatusOr<GetResponse> found =
+        context.store->engine()->Get(context.store->collection(), supersedes, get);
+    if (!found.ok()) return found.status();
+    if (!found->found) {
+      return ToolResult::Error("memory_id: no current memory of yours with this id to revise");
+    }
+  }
   StatusOr<Link> last = LastInSession(context, m.session);
   if (!last.ok()) return last.status();
   json record{{"memory_id", NewUuidV4()},
