@@ -92,8 +92,7 @@ StatusOr<SearchResponse> Engine::Impl::Run(const Collection& c, search::Request*
                                            const std::optional<Scope>& scope,
                                            const engine::ReadTime& at,
                                            std::size_t max_reply_bytes) const {
-  const std::optional<std::string_view> agent =
-      scope ? std::optional<std::string_view>(scope->agent) : std::nullopt;
+  const std::string* agent = scope ? &scope->agent : nullptr;  // whose hits count (below)
   const Collection::Reader reader = c.Read();
   ASSIGN_OR_RETURN(std::optional<filter::CompiledFilter> visible,
                    engine::VisibleFilter(c, scope, at));
@@ -138,7 +137,7 @@ StatusOr<SearchResponse> Engine::Impl::Run(const Collection& c, search::Request*
     keys.reserve(response.hits.size());
     for (std::size_t i = 0; i < response.hits.size(); ++i) {
       const std::uint32_t doc = hits[i].doc;
-      if (agent && c.owner_slot() &&
+      if (agent != nullptr && c.owner_slot() &&
           engine::OwnerOf(*reader.metadata().Row(doc), *c.owner_slot()) != *agent) {
         continue;  // another's record: its statistics are its owner's
       }
