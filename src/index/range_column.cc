@@ -94,11 +94,18 @@ CellBound<double> ToCell(const std::optional<filter::Bound>& bound, bool lo) {
   return FloatBound(std::get<std::int64_t>(bound->value), bound->inclusive, lo);
 }
 
+// An Interval as bounds on cells of type T.
 template <typename T>
-bool Within(T x, const CellBound<T>& lo, const CellBound<T>& hi) {
-  return (lo.open || (lo.inclusive ? x >= lo.value : x > lo.value)) &&
-         (hi.open || (hi.inclusive ? x <= hi.value : x < hi.value));
-}
+struct CellInterval {
+  CellBound<T> lo, hi;
+  explicit CellInterval(const Interval& i)
+      : lo(ToCell<T>(i.lo, true)), hi(ToCell<T>(i.hi, false)) {}
+  bool empty() const { return lo.none || hi.none; }
+  bool Contains(T x) const {
+    return (lo.open || (lo.inclusive ? x >= lo.value : x > lo.value)) &&
+           (hi.open || (hi.inclusive ? x <= hi.value : x < hi.value));
+  }
+};
 
 // Builds a bitmap from ascending record numbers: runs (records written in
 // the field's order, such as times) as ranges, the rest in batches.
@@ -142,16 +149,16 @@ class Collector {
 };
 
 template <typename T>
-roaring::Roaring ScanCells(const std::vector<T>& cells, const CellBound<T>& lo,
-                           const CellBound<T>& hi, const roaring::Roaring& present,
-                           DeadlinePoll& poll) {
-  if (lo.none || hi.none) return {};
+roaring::Roaring ScanCells(const std::vector<T>& cells, const Interval& interval,
+                           const roaring::Roaring& present, DeadlinePoll& poll) {
+  const CellInterval<T> in(interval);
+  if (in.empty()) return {};
   Collector hits;
   for (std::size_t start = 0; start < cells.size(); start += kPollEvery) {
     if (poll.Passed()) break;
     const std::size_t end = std::min(cells.size(), start + kPollEvery);
     for (std::size_t r = start; r < end; ++r) {
-      if (Within(cells[r], lo, hi)) hits.Add(static_cast<std::uint32_t>(r));
+      if (in.Contains(cells[r])) hits.Add(static_cast<std::uint32_t>(r));
     }
   }
   roaring::Roaring out = hits.Finish();
@@ -160,15 +167,15 @@ roaring::Roaring ScanCells(const std::vector<T>& cells, const CellBound<T>& lo,
 }
 
 template <typename T>
-roaring::Roaring FilterCells(const std::vector<T>& cells, const CellBound<T>& lo,
-                             const CellBound<T>& hi, const roaring::Roaring& candidates,
-                             DeadlinePoll& poll) {
-  if (lo.none || hi.none) return {};
+roaring::Roaring FilterCells(const std::vector<T>& cells, const Interval& interval,
+                             const roaring::Roaring& within, DeadlinePoll& poll) {
+  const CellInterval<T> in(interval);
+  if (in.empty()) return {};
   Collector hits;
   std::size_t seen = 0;
-  for (const std::uint32_t r : candidates) {
+  for (const std::uint32_t r : within) {
     if (++seen % kPollEvery == 0 && poll.Passed()) break;
-    if (r < cells.size() && Within(cells[r], lo, hi)) hits.Add(r);
+    if (r < cells.size() && in.Contains(cells[r])) hits.Add(r);
   }
   return hits.Finish();
 }
@@ -177,18 +184,14 @@ template <typename T>
 std::vector<std::uint64_t> CountCells(const std::vector<T>& cells,
                                       const std::vector<Interval>& intervals,
                                       const roaring::Roaring& within, DeadlinePoll& poll) {
-  std::vector<std::pair<CellBound<T>, CellBound<T>>> bounds;
-  for (const Interval& i : intervals) {
-    bounds.emplace_back(ToCell<T>(i.lo, true), ToCell<T>(i.hi, false));
-  }
+  std::vector<CellInterval<T>> ins(intervals.begin(), intervals.end());
   std::vector<std::uint64_t> counts(intervals.size(), 0);
   std::size_t seen = 0;
   for (const std::uint32_t r : within) {
     if (++seen % kPollEvery == 0 && poll.Passed()) break;
     if (r >= cells.size()) continue;
-    for (std::size_t i = 0; i < bounds.size(); ++i) {
-      const auto& [lo, hi] = bounds[i];
-      if (!lo.none && !hi.none && Within(cells[r], lo, hi)) ++counts[i];
+    for (std::size_t i = 0; i < ins.size(); ++i) {
+      if (!ins[i].empty() && ins[i].Contains(cells[r])) ++counts[i];
     }
   }
   return counts;
@@ -230,23 +233,13 @@ void RangeColumn::Set(std::uint32_t record, const Value& value) {
 
 roaring::Roaring RangeColumn::Scan(const Interval& interval, const roaring::Roaring& present,
                                    DeadlinePoll& poll) const {
-  if (type_ == FieldType::kFloat) {
-    return ScanCells(floats_, ToCell<double>(interval.lo, true), ToCell<double>(interval.hi, false),
-                     present, poll);
-  }
-  return ScanCells(ints_, ToCell<std::int64_t>(interval.lo, true),
-                   ToCell<std::int64_t>(interval.hi, false), present, poll);
+  return WithCells([&](const auto& cells) { return ScanCells(cells, interval, present, poll); });
 }
 
 roaring::Roaring RangeColumn::Filter(const Interval& interval, const roaring::Roaring& candidates,
                                      const roaring::Roaring& present, DeadlinePoll& poll) const {
   const roaring::Roaring within = candidates & present;
-  if (type_ == FieldType::kFloat) {
-    return FilterCells(floats_, ToCell<double>(interval.lo, true),
-                       ToCell<double>(interval.hi, false), within, poll);
-  }
-  return FilterCells(ints_, ToCell<std::int64_t>(interval.lo, true),
-                     ToCell<std::int64_t>(interval.hi, false), within, poll);
+  return WithCells([&](const auto& cells) { return FilterCells(cells, interval, within, poll); });
 }
 
 std::vector<std::uint64_t> RangeColumn::Count(const std::vector<Interval>& intervals,
@@ -254,8 +247,7 @@ std::vector<std::uint64_t> RangeColumn::Count(const std::vector<Interval>& inter
                                               const roaring::Roaring& present,
                                               DeadlinePoll& poll) const {
   const roaring::Roaring within = candidates & present;
-  if (type_ == FieldType::kFloat) return CountCells<double>(floats_, intervals, within, poll);
-  return CountCells<std::int64_t>(ints_, intervals, within, poll);
+  return WithCells([&](const auto& cells) { return CountCells(cells, intervals, within, poll); });
 }
 
 std::size_t RangeColumn::MemoryBytes() const {

@@ -55,6 +55,12 @@ class RangeColumn {
   std::size_t MemoryBytes() const;
 
  private:
+  // f(floats_) for a float field, else f(ints_).
+  template <typename F>
+  auto WithCells(F&& f) const {
+    return type_ == FieldType::kFloat ? f(floats_) : f(ints_);
+  }
+
   FieldType type_;
   bool usable_ = true;
   std::vector<std::int64_t> ints_;  // kInt; kDatetime: microseconds
