@@ -1,9 +1,11 @@
 #include "peers.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
 
+#include <fmt/core.h>
 #include <sqlite3.h>
 
 namespace engram::bench {
@@ -26,12 +28,12 @@ std::vector<std::string> SplitWords(std::string_view text) {
   return out;
 }
 
-std::string Fts5OrQuery(std::string_view text) {
+std::string Fts5Match(const std::vector<std::string>& terms, std::string_view op) {
   std::string q;
-  for (const std::string& w : SplitWords(text)) {
-    if (!q.empty()) q += " OR ";
+  for (const std::string& t : terms) {
+    if (!q.empty()) q += fmt::format(" {} ", op);
     q += '"';
-    for (char c : w) {
+    for (char c : t) {
       if (c == '"') q += '"';
       q += c;
     }
@@ -101,11 +103,10 @@ void Fts5Peer::Build(const std::vector<PeerDoc>& docs) {
   }
 }
 
-std::vector<std::uint32_t> Fts5Peer::Search(std::string_view query_text, std::size_t k) {
+std::vector<std::uint32_t> Fts5Peer::Match(const std::string& match, std::size_t k) {
   std::vector<std::uint32_t> out;
-  std::string q = Fts5OrQuery(query_text);
-  if (q.empty()) return out;
-  sqlite3_bind_text(search_, 1, q.data(), static_cast<int>(q.size()), SQLITE_TRANSIENT);
+  if (match.empty()) return out;
+  sqlite3_bind_text(search_, 1, match.data(), static_cast<int>(match.size()), SQLITE_TRANSIENT);
   sqlite3_bind_int64(search_, 2, static_cast<sqlite3_int64>(k));
   int rc;
   while ((rc = sqlite3_step(search_)) == SQLITE_ROW) {
@@ -116,70 +117,110 @@ std::vector<std::uint32_t> Fts5Peer::Search(std::string_view query_text, std::si
   return out;
 }
 
-XapianPeer::XapianPeer(std::string dir) : dir_(std::move(dir)), stem_("english") {
-  query_terms_.set_stemmer(stem_);
-  query_terms_.set_stemming_strategy(Xapian::TermGenerator::STEM_ALL);
+std::vector<std::uint32_t> Fts5Peer::Search(const std::vector<std::string>& terms,
+                                            Semantics semantics, std::size_t k) {
+  if (semantics == Semantics::kOr) return Match(Fts5Match(terms, "OR"), k);
+  std::vector<std::uint32_t> strict = Match(Fts5Match(terms, "AND"), k);
+  if (strict.size() >= k || terms.size() < 2) return strict;
+  return FillFromPartial(std::move(strict), Match(Fts5Match(terms, "OR"), k), k);
 }
+
+std::string_view BackendName(XapianBackend b) {
+  return b == XapianBackend::kInMemory ? "InMemory" : "glass";
+}
+
+XapianPeer::XapianPeer(XapianBackend backend, std::string dir)
+    : backend_(backend), dir_(std::move(dir)), stem_("english") {}
 
 XapianPeer::~XapianPeer() {
   enquire_.reset();
   db_.reset();
-  std::error_code ec;
-  std::filesystem::remove_all(dir_, ec);
+  if (backend_ == XapianBackend::kGlass) {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
 }
 
 void XapianPeer::Build(const std::vector<PeerDoc>& docs) {
   // Flush once at the end rather than every 10,000 documents (the default).
   setenv("XAPIAN_FLUSH_THRESHOLD", "10000000", 1);
-  {
-    Xapian::WritableDatabase w(
-        dir_, Xapian::DB_CREATE_OR_OVERWRITE | Xapian::DB_BACKEND_GLASS | Xapian::DB_NO_SYNC);
-    Xapian::TermGenerator tg;
-    tg.set_stemmer(stem_);
-    tg.set_stemming_strategy(Xapian::TermGenerator::STEM_ALL);
-    for (const PeerDoc& d : docs) {
-      Xapian::Document doc;
-      tg.set_document(doc);
-      tg.index_text(std::string(d.title));
-      tg.increase_termpos();
-      tg.index_text(std::string(d.text));
-      if (!d.section.empty()) doc.add_boolean_term("XS" + std::string(d.section));
-      if (d.tags != nullptr) {
-        for (const std::string& t : *d.tags) doc.add_boolean_term("XT" + t);
-      }
-      if (d.size >= 0) {
-        doc.add_value(0, Xapian::sortable_serialise(static_cast<double>(d.size)));
-      }
-      w.add_document(doc);
+  Xapian::WritableDatabase w =
+      backend_ == XapianBackend::kInMemory
+          ? Xapian::WritableDatabase(std::string(), Xapian::DB_BACKEND_INMEMORY)
+          : Xapian::WritableDatabase(dir_, Xapian::DB_CREATE_OR_OVERWRITE |
+                                               Xapian::DB_BACKEND_GLASS | Xapian::DB_NO_SYNC);
+  Xapian::TermGenerator tg;
+  tg.set_stemmer(stem_);
+  tg.set_stemming_strategy(Xapian::TermGenerator::STEM_ALL);
+  for (const PeerDoc& d : docs) {
+    Xapian::Document doc;
+    tg.set_document(doc);
+    tg.index_text(std::string(d.title));
+    tg.increase_termpos();
+    tg.index_text(std::string(d.text));
+    if (!d.section.empty()) doc.add_boolean_term("XS" + std::string(d.section));
+    if (d.tags != nullptr) {
+      for (const std::string& t : *d.tags) doc.add_boolean_term("XT" + t);
     }
-    w.commit();
+    if (d.size >= 0) {
+      doc.add_value(0, Xapian::sortable_serialise(static_cast<double>(d.size)));
+    }
+    w.add_document(doc);
   }
-  db_ = std::make_unique<Xapian::Database>(dir_);
+  w.commit();
+  if (backend_ == XapianBackend::kInMemory) {
+    db_ = std::make_unique<Xapian::Database>(w);
+  } else {
+    w.close();
+    db_ = std::make_unique<Xapian::Database>(dir_);
+  }
   enquire_ = std::make_unique<Xapian::Enquire>(*db_);
   enquire_->set_weighting_scheme(Xapian::BM25Weight(1.2, 0, 1, 0.75, 0.5));
 }
 
-Xapian::Query XapianPeer::TextQuery(std::string_view query_text) {
-  Xapian::Document scratch;
-  query_terms_.set_document(scratch);
-  query_terms_.index_text_without_positions(std::string(query_text));
-  std::vector<Xapian::Query> terms;
-  for (auto it = scratch.termlist_begin(); it != scratch.termlist_end(); ++it) {
-    terms.emplace_back(*it, it.get_wdf());
-  }
-  return Xapian::Query(Xapian::Query::OP_OR, terms.begin(), terms.end());
+Xapian::Query XapianPeer::TermsQuery(const std::vector<std::string>& terms,
+                                     Xapian::Query::op op) const {
+  std::vector<Xapian::Query> q;
+  q.reserve(terms.size());
+  for (const std::string& t : terms) q.emplace_back(stem_(t));
+  return Xapian::Query(op, q.begin(), q.end());
 }
 
-std::vector<std::uint32_t> XapianPeer::Search(std::string_view query_text, std::size_t k,
-                                              const Xapian::Query* filter) {
-  Xapian::Query q = TextQuery(query_text);
-  if (filter != nullptr) q = Xapian::Query(Xapian::Query::OP_FILTER, q, *filter);
-  enquire_->set_query(q);
+std::vector<std::uint32_t> XapianPeer::Top(const Xapian::Query& query, std::size_t k,
+                                           const Xapian::Query* filter) {
+  enquire_->set_query(filter != nullptr ? Xapian::Query(Xapian::Query::OP_FILTER, query, *filter)
+                                        : query);
   Xapian::MSet mset = enquire_->get_mset(0, static_cast<Xapian::doccount>(k));
   std::vector<std::uint32_t> out;
   out.reserve(mset.size());
   for (auto it = mset.begin(); it != mset.end(); ++it) out.push_back(*it - 1);
   return out;
+}
+
+std::vector<std::uint32_t> XapianPeer::Search(const std::vector<std::string>& terms,
+                                              Semantics semantics, std::size_t k,
+                                              const Xapian::Query* filter) {
+  if (semantics == Semantics::kOr) return Top(TermsQuery(terms, Xapian::Query::OP_OR), k, filter);
+  std::vector<std::uint32_t> strict = Top(TermsQuery(terms, Xapian::Query::OP_AND), k, filter);
+  if (strict.size() >= k || terms.size() < 2) return strict;
+  return FillFromPartial(std::move(strict), Top(TermsQuery(terms, Xapian::Query::OP_OR), k, filter),
+                         k);
+}
+
+std::vector<std::uint32_t> XapianPeer::Select(const Xapian::Query& query) {
+  Xapian::Enquire e(*db_);
+  e.set_query(query);
+  e.set_docid_order(Xapian::Enquire::ASCENDING);
+  e.set_weighting_scheme(Xapian::BoolWeight());
+  Xapian::MSet m = e.get_mset(0, db_->get_doccount());
+  std::vector<std::uint32_t> out;
+  for (auto it = m.begin(); it != m.end(); ++it) out.push_back(*it - 1);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool XapianPeer::Indexed(const std::string& term) const {
+  return db_->term_exists(stem_(term));
 }
 
 }  // namespace engram::bench

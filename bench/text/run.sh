@@ -1,7 +1,16 @@
 #!/usr/bin/env bash
-# Builds and runs engram's full-text benchmark (bench/text/text_benchmark.cc)
-# and prints its tables (Markdown) on stdout. The data is read from
-# ../shared/data beside the source tree (see /work/shared/data/README.md).
+# The one command that produces the full-text tables of bench/RESULTS.md
+# ("Full-text search"): builds and runs engram's full-text benchmark
+# (bench/text/text_benchmark.cc) and prints its tables (Markdown) on stdout,
+# with the machine and its load (`uptime`) before and after. The data is read
+# from ../shared/data beside the source tree (see /work/shared/data/README.md).
+#
+# Every table compares engram with SQLite FTS5, Xapian InMemory and Xapian
+# glass at equal work (bench/text/equal_work.h): each engine gets the terms
+# engram's query parser keeps and the same k, once under engram's semantics
+# (AND, relaxed to OR below k hits) and once under plain OR; the harness
+# checks and prints that the term lists match. The peers are Debian's
+# packages (libsqlite3-0, libxapian30); their versions head each table.
 #
 #   bench/text/run.sh                 configure + build the `bench` preset, run everything
 #   bench/text/run.sh --only scifact  arguments go to text_benchmark
@@ -14,4 +23,6 @@ cd "$root"
 source bench/common/run_common.sh
 bench_build text_benchmark
 bench_machine
-exec "$BUILD_DIR/bench/text/text_benchmark" "$@"
+"$BUILD_DIR/bench/text/text_benchmark" "$@"
+echo
+echo "load at the end: $(uptime)"

@@ -1,26 +1,31 @@
-// engram's end-to-end full-text benchmark (issue 3 acceptance; results in
-// bench/RESULTS.md "Full-text search (issue 3)"). One process, one thread,
-// the peers measured in the same run on the same documents and queries:
+// engram's end-to-end full-text benchmark (issues 3 and 21; results in
+// bench/RESULTS.md "Full-text search"). One process, one thread, the peers
+// measured in the same run on the same documents and queries, doing the same
+// work (equal_work.h): every engine gets the terms engram's query parser keeps
+// of the query text and the same k, under engram's semantics (AND, relaxed to
+// OR below k hits, QUERY_DSL.md §3) and under plain OR, and each peer row
+// reports how often its top-10 equals engram's under the same semantics.
 //
 //  1. BEIR SciFact (5,183 abstracts, 300 test claims): nDCG@10 computed here
 //     from the qrels (ndcg.h), indexing throughput, p50/p99 query latency for
-//     top-10, for engram, SQLite FTS5 and Xapian (peers.h).
-//  2. The Debian 12 packages (63,666): indexing throughput and latency over a
-//     fixed, seeded set of queries made of words of package descriptions
-//     (MakeDebianQueries).
+//     top-10, for engram, SQLite FTS5, Xapian InMemory and Xapian glass
+//     (peers.h).
+//  2. The Debian 12 packages (63,666): the same over a fixed, seeded set of
+//     queries made of words of package descriptions (MakeDebianQueries).
 //  3. Filtered top-10 on the Debian corpus: filters on section, tags and
 //     installed_size_kib at about 50 %, 5 % and 0.5 % selectivity. engram gets
 //     the allowed-set as a Roaring bitmap built by engram's filter compiler
 //     (vector_filter dialect) over the records, and every result is checked
-//     against the exhaustive oracle (SearchExhaustive); Xapian runs the same
-//     filter as boolean terms / a value range under OP_FILTER.
+//     against the exhaustive oracle (SearchExhaustive); Xapian (InMemory,
+//     engram's semantics and terms) runs the same filter as boolean terms / a
+//     value range under OP_FILTER.
 //
 // engram: TextIndex with fields title and text (weight 1.0 each, the
 // default), English stemming, BM25 k1 1.2, b 0.75, relax on (the defaults);
-// queries parsed by text::ParseQuery in the default profile (a claim is a
-// bare-word query: stopwords stripped, implicit AND relaxed to fill top-k
-// by BM25, QUERY_DSL.md §3). Latency is measured from the query text
-// (parse + search for engram, query building + search for the peers).
+// queries parsed by text::ParseQuery in the default profile. Every row's
+// latency starts from the query text of its semantics (the claim, or
+// `t1 OR t2 ...`) and includes engram's parse of it: the peers use that
+// parser as their query analyser (then build their query and search).
 //
 // Usage: text_benchmark [--data DIR] [--passes N] [--builds N] [--queries N]
 //                       [--seed S] [--only scifact|debian|filter]
@@ -33,7 +38,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <random>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -49,14 +53,17 @@
 #include "common/cli.h"
 #include "common/format.h"
 #include "data.h"
+#include "debian_cases.h"
+#include "equal_work.h"
 #include "filter/compiler.h"
 #include "ndcg.h"
 #include "peers.h"
 #include "schema/record.h"
 #include "schema/schema.h"
+#include "text/index/index_data.h"
+#include "text/index/stemmer.h"
 #include "text/index/text_index.h"
 #include "text/query/query.h"
-#include "text/query/stopwords.h"
 
 #ifndef ENGRAM_DATA_DIR
 #define ENGRAM_DATA_DIR "../shared/data"
@@ -143,6 +150,9 @@ text::TextIndexOptions EngramOptions() {
   return o;
 }
 
+// The stemmer engram's index uses, which QueryTerms groups the terms by.
+const text::Stemmer kStemmer = EngramOptions().stemmer;
+
 text::QueryOptions EngramQueryOptions() {
   text::QueryOptions q;                 // the default profile
   q.anchor = text::Date{2026, 11, 21};  // fixed, for reproducible temporal hints
@@ -166,6 +176,38 @@ std::unique_ptr<text::TextIndex> BuildEngram(const std::vector<PeerDoc>& docs) {
   return index;
 }
 
+// A diagnostic engram index with title and text in one field, so that it
+// ranks by plain BM25 over the whole document as the peers do (engram's
+// default is BM25F: each field's length normalised on its own); with
+// `split`, the text is first cut into words as the peers' tokenizers cut it
+// (SplitWords: `covid-19` is `covid 19`, where engram's tokenizer makes one
+// word `covid19`).
+std::unique_ptr<text::TextIndex> BuildEngramOneField(const std::vector<PeerDoc>& docs, bool split) {
+  text::TextIndexOptions o = EngramOptions();
+  o.fields = {{"body", 1.0}};
+  auto index = std::make_unique<text::TextIndex>(o);
+  std::vector<std::string_view> texts(1);
+  std::string body;
+  for (std::size_t i = 0; i < docs.size(); ++i) {
+    body.assign(docs[i].title).append("\n").append(docs[i].text);
+    if (split) {
+      std::string words;
+      for (const std::string& w : SplitWords(body)) words.append(w).append(" ");
+      body = std::move(words);
+    }
+    texts[0] = body;
+    index->Put(static_cast<std::uint32_t>(i), texts);
+  }
+  return index;
+}
+
+std::vector<std::uint32_t> Ids(const std::vector<text::TextHit>& hits) {
+  std::vector<std::uint32_t> ids;
+  ids.reserve(hits.size());
+  for (const text::TextHit& h : hits) ids.push_back(h.doc);
+  return ids;
+}
+
 // Search and the oracle agree: same documents in the same order, scores equal
 // up to floating-point summation order.
 bool SameHits(const std::vector<text::TextHit>& a, const std::vector<text::TextHit>& b) {
@@ -179,51 +221,312 @@ bool SameHits(const std::vector<text::TextHit>& a, const std::vector<text::TextH
   return true;
 }
 
-// ---- reporting --------------------------------------------------------------
+// ---- the equal-work comparison ----------------------------------------------
 
-struct EngineRow {
-  std::string name;
-  std::optional<double> ndcg;
-  double build_s = 0;
-  std::size_t docs = 0;
-  Latency lat;
+// "SQLite 3.40.1 (Debian libsqlite3-0 3.40.1-2+deb12u2, amd64)" and the same
+// for Xapian: what the table headers state for each peer.
+std::string DebianPackage(const char* package) {
+  std::string cmd =
+      fmt::format("dpkg-query -W -f='${{Version}}, ${{Architecture}}' {} 2>/dev/null", package);
+  std::string out;
+  if (FILE* f = popen(cmd.c_str(), "r")) {
+    char buf[256];
+    while (std::fgets(buf, sizeof buf, f) != nullptr) out += buf;
+    pclose(f);
+  }
+  return out.empty() ? "version unknown" : out;
+}
+
+// `uptime`'s load averages, printed with every table: the machine is shared,
+// and the latency columns mean little when the load nears the core count.
+std::string LoadAverage() {
+  std::string out;
+  if (FILE* f = std::fopen("/proc/loadavg", "r")) {
+    char buf[128];
+    if (std::fgets(buf, sizeof buf, f) != nullptr) out = buf;
+    std::fclose(f);
+  }
+  std::string_view v = out;
+  for (int fields = 0, i = 0; i < static_cast<int>(v.size()); ++i) {
+    if (v[i] == ' ' && ++fields == 3) return fmt::format("{} (1, 5, 15 min)", v.substr(0, i));
+  }
+  return "unknown";
+}
+
+std::string PeerVersions() {
+  return fmt::format(
+      "SQLite {} (Debian package libsqlite3-0 {}), Xapian {} (Debian package libxapian30 {}); "
+      "both Debian's generic builds",
+      sqlite3_libversion(), DebianPackage("libsqlite3-0"), Xapian::version_string(),
+      DebianPackage("libxapian30"));
+}
+
+constexpr Semantics kBoth[] = {Semantics::kEngram, Semantics::kOr};
+constexpr std::size_t kTopK = 10;
+
+// A corpus's queries, prepared once: the text each semantics starts from
+// (the query as given; its OR form) and the terms engram's parser keeps.
+struct QuerySet {
+  std::vector<std::string> text[2];  // indexed by Semantics
+  std::vector<std::vector<std::string>> terms;
+  const std::string& Text(Semantics s, std::size_t i) const { return text[static_cast<int>(s)][i]; }
 };
 
-void PrintEngineTable(const std::vector<EngineRow>& rows, bool with_ndcg) {
-  if (with_ndcg) {
-    fmt::print("| engine | nDCG@10 | index time | docs/s | p50 | p99 | mean |\n");
-    fmt::print("|---|---|---|---|---|---|---|\n");
-  } else {
-    fmt::print("| engine | index time | docs/s | p50 | p99 | mean |\n");
-    fmt::print("|---|---|---|---|---|---|\n");
-  }
-  for (const EngineRow& r : rows) {
-    std::string dps = Thousands(static_cast<double>(r.docs) / r.build_s);
-    if (with_ndcg) {
-      fmt::print("| {} | {:.4f} | {:.3f} s | {} | {} | {} | {} |\n", r.name, r.ndcg.value_or(0),
-                 r.build_s, dps, Us(r.lat.p50_us), Us(r.lat.p99_us), Us(r.lat.mean_us));
-    } else {
-      fmt::print("| {} | {:.3f} s | {} | {} | {} | {} |\n", r.name, r.build_s, dps,
-                 Us(r.lat.p50_us), Us(r.lat.p99_us), Us(r.lat.mean_us));
+// Parses every query, takes its terms (QueryTerms) and checks that the OR
+// form parses back to the same terms (throws if not).
+QuerySet PrepareQueries(const std::vector<std::string>& raw) {
+  QuerySet q;
+  for (const std::string& r : raw) {
+    std::vector<std::string> terms = QueryTerms(Parse(r), kStemmer);
+    std::string or_text = OrQueryText(terms);
+    if (QueryTerms(Parse(or_text), kStemmer) != terms) {
+      throw std::runtime_error("the OR form `" + or_text + "` of `" + r + "` parses differently");
     }
+    q.text[0].push_back(r);
+    q.text[1].push_back(std::move(or_text));
+    q.terms.push_back(std::move(terms));
   }
-  const EngineRow* xap = nullptr;
-  const EngineRow* eng = nullptr;
-  for (const EngineRow& r : rows) {
-    if (r.name.rfind("Xapian", 0) == 0) xap = &r;
-    if (r.name.rfind("**engram", 0) == 0) eng = &r;
-  }
-  if (xap != nullptr && eng != nullptr) {
-    fmt::print("\nengram vs Xapian: p50 {:.2f}x faster, p99 {:.2f}x, indexing {:.2f}x\n",
-               xap->lat.p50_us / eng->lat.p50_us, xap->lat.p99_us / eng->lat.p99_us,
-               xap->build_s / eng->build_s);
-  }
-  std::fflush(stdout);
+  return q;
 }
+
+// The four indexes of one corpus and their median build times.
+struct Engines {
+  std::unique_ptr<text::TextIndex> engram;
+  std::unique_ptr<Fts5Peer> fts;
+  std::unique_ptr<XapianPeer> xapian[2];  // indexed by XapianBackend
+  double build_s[4] = {};                 // engram, FTS5, Xapian InMemory, Xapian glass
+};
 
 std::string XapianDir(const char* name) {
   std::string base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
   return fmt::format("{}/engram-bench-{}-{}", base, name, getpid());
+}
+
+void BuildEngines(const std::vector<PeerDoc>& docs, int builds, const char* name, Engines* e) {
+  e->build_s[0] = MedianBuildSeconds(
+      builds, [&] { e->engram.reset(); }, [&] { e->engram = BuildEngram(docs); });
+  e->build_s[1] = MedianBuildSeconds(
+      builds, [&] { e->fts.reset(); },
+      [&] {
+        e->fts = std::make_unique<Fts5Peer>();
+        e->fts->Build(docs);
+      });
+  for (XapianBackend b : {XapianBackend::kInMemory, XapianBackend::kGlass}) {
+    auto& x = e->xapian[static_cast<int>(b)];
+    e->build_s[2 + static_cast<int>(b)] = MedianBuildSeconds(
+        builds, [&] { x.reset(); },
+        [&] {
+          x = std::make_unique<XapianPeer>(b, XapianDir(name));
+          x->Build(docs);
+        });
+  }
+}
+
+// The checks that every engine is given the same terms, printed with the
+// table: engram's two query texts parse to the same terms (PrepareQueries
+// threw otherwise); Xapian's stemmer (Snowball English, as engram's) gives
+// engram's stems; each Xapian query holds exactly the terms' distinct stems
+// (throws if not); FTS5 sees each term as one token of its tokenizer; and
+// how many terms each index lacks (the tokenizers differ: `covid-19` is one
+// word `covid19` to engram, two to Xapian).
+void PrintTermChecks(const QuerySet& qs, Engines& e) {
+  std::size_t n = qs.terms.size(), terms = 0, xap_same = 0, fts_one = 0, xap_missing = 0;
+  std::size_t engram_missing = 0, queries_missing = 0, same_stem = 0;
+  std::string examples;  // the first few terms Xapian's index lacks
+  const text::IndexData& engram = e.engram->data();
+  XapianPeer& xap = *e.xapian[0];
+  for (const auto& t : qs.terms) {
+    terms += t.size();
+    std::set<std::string> want;
+    Xapian::Stem stem("english");
+    for (const std::string& w : t) want.insert(stem(w));
+    bool same = want.size() == t.size();  // no two terms share a stem
+    for (auto op : {Xapian::Query::OP_AND, Xapian::Query::OP_OR}) {
+      Xapian::Query q = xap.TermsQuery(t, op);
+      same = same &&
+             std::set<std::string>(q.get_unique_terms_begin(), q.get_unique_terms_end()) == want;
+    }
+    xap_same += same ? 1 : 0;
+    bool missing = false;
+    for (const std::string& w : t) {
+      auto words = SplitWords(w);
+      fts_one += words.size() == 1 && words[0] == w ? 1 : 0;
+      missing = missing || !xap.Indexed(w);
+      if (!xap.Indexed(w) && ++xap_missing <= 6) examples += fmt::format(" `{}`", w);
+      std::string engram_stem = text::Stem(engram.options.stemmer, w);
+      engram_missing += engram.Find(engram_stem) < 0 ? 1 : 0;
+      same_stem += engram_stem == stem(w) ? 1 : 0;
+    }
+    queries_missing += missing ? 1 : 0;
+  }
+  if (xap_same != n) throw std::runtime_error("a Xapian query differs from engram's terms");
+  fmt::print(
+      "query terms (engram's parser): {} queries, {} terms ({:.2f} a query). Checked: the OR "
+      "form parses to the same terms in {} of {}; Xapian's stemmer gives engram's stem for {} of "
+      "{} terms; Xapian's AND and OR queries hold exactly the terms' distinct stems in {} of {}; "
+      "FTS5's MATCH string quotes the same terms, each one token of "
+      "its tokenizer: {} of {} terms. Terms absent from the index (tokenizers differ): engram {}, "
+      "Xapian {} (in {} queries; first:{})\n",
+      n, terms, static_cast<double>(terms) / static_cast<double>(n), n, n, same_stem, terms,
+      xap_same, n, fts_one, terms, engram_missing, xap_missing, queries_missing, examples);
+}
+
+struct Row {
+  std::string engine;
+  Semantics semantics;
+  double build_s = 0;
+  std::optional<double> ndcg;
+  Latency lat;
+  Agreement agree;  // with engram under the same semantics; empty for engram
+  std::vector<std::vector<std::uint32_t>> top;  // each query's top-k record numbers
+};
+
+// One engine under one semantics: from the query text of that semantics to
+// the top-k record numbers, parse included.
+using SearchFn = std::function<std::vector<std::uint32_t>(const std::string& text)>;
+
+// For SciFact: record numbers -> document ids for nDCG@10.
+struct Judged {
+  const std::vector<TextDoc>* docs;
+  const std::vector<TextQuery>* queries;
+  const Qrels* qrels;
+};
+
+void PrintTable(const std::vector<Row>& rows, std::size_t docs, bool with_ndcg) {
+  fmt::print("engines: engram (this tree); {}\nload average at this table: {}, {} CPUs\n\n",
+             PeerVersions(), LoadAverage(), sysconf(_SC_NPROCESSORS_ONLN));
+  fmt::print(
+      "| engine | semantics | {}same top-10 as engram (set / order) | shared with engram's "
+      "top-10 | index time | docs/s | p50 (loaded) | p99 (loaded) | mean (loaded) |\n",
+      with_ndcg ? "nDCG@10 | " : "");
+  fmt::print("|---|---|{}---|---|---|---|---|---|---|\n", with_ndcg ? "---|" : "");
+  for (const Row& r : rows) {
+    fmt::print("| {} | {} | {}{} | {} | {:.3f} s | {} | {} | {} | {} |\n", r.engine,
+               SemanticsName(r.semantics),
+               with_ndcg ? fmt::format("{:.4f} | ", r.ndcg.value_or(0)) : "", r.agree.Format(),
+               r.agree.FormatShared(), r.build_s, Thousands(static_cast<double>(docs) / r.build_s),
+               Us(r.lat.p50_us), Us(r.lat.p99_us), Us(r.lat.mean_us));
+  }
+  fmt::print("\nengram's latency against each peer's (peer / engram, loaded machine):\n");
+  for (const Row& r : rows) {
+    if (r.engine.find("engram") != std::string::npos) continue;
+    for (const Row& e : rows) {
+      if (e.engine.find("engram") == std::string::npos || e.semantics != r.semantics) continue;
+      fmt::print("- vs {}, {} semantics: p50 {:.2f}x, p99 {:.2f}x\n", r.engine,
+                 SemanticsName(r.semantics), r.lat.p50_us / e.lat.p50_us,
+                 r.lat.p99_us / e.lat.p99_us);
+    }
+  }
+  std::fflush(stdout);
+}
+
+// engram's own checks under `sem`: how many queries relaxed, and Search
+// against the exhaustive oracle.
+void PrintEngramChecks(const text::TextIndex& index, const QuerySet& qs, Semantics sem) {
+  const std::size_t n = qs.terms.size();
+  std::size_t relaxed = 0, oracle_ok = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    auto q = Parse(qs.Text(sem, i));
+    text::TextSearchStats st;
+    auto hits = index.Search(q, kTopK, nullptr, &st);
+    relaxed += st.relaxed ? 1 : 0;
+    oracle_ok += SameHits(hits, index.SearchExhaustive(q, kTopK)) ? 1 : 0;
+  }
+  fmt::print(
+      "engram, {} semantics: {} of {} queries relaxed; Search equals SearchExhaustive on {} of "
+      "{}\n",
+      SemanticsName(sem), relaxed, n, oracle_ok, n);
+}
+
+// Where the top-10 lists differ, why: the peers against each other, and
+// one-field engram indexes (plain BM25 over title + text, as the peers rank;
+// then also words cut as the peers cut them) against the peers.
+void PrintCrossChecks(const std::vector<Row>& rows, const std::vector<PeerDoc>& docs,
+                      const QuerySet& qs) {
+  std::unique_ptr<text::TextIndex> one_field[] = {BuildEngramOneField(docs, false),
+                                                  BuildEngramOneField(docs, true)};
+  auto find = [&](std::string_view engine, Semantics sem) -> const Row& {
+    for (const Row& r : rows) {
+      if (r.engine == engine && r.semantics == sem) return r;
+    }
+    throw std::logic_error("no row " + std::string(engine));
+  };
+  auto both = [](const Agreement& a) { return a.Format() + " (" + a.FormatShared() + ")"; };
+  fmt::print("\ntop-10 agreement (same set / same order; shared ids a query) between:\n");
+  for (Semantics sem : kBoth) {
+    const Row& mem = find("Xapian InMemory", sem);
+    const Row& glass = find("Xapian glass", sem);
+    const Row& fts = find("SQLite FTS5", sem);
+    Agreement backends, peers, one_xap[2], one_fts[2];
+    for (std::size_t i = 0; i < qs.terms.size(); ++i) {
+      backends.Add(mem.top[i], glass.top[i]);
+      peers.Add(fts.top[i], mem.top[i]);
+      for (int s = 0; s < 2; ++s) {
+        auto one = Ids(one_field[s]->Search(Parse(qs.Text(sem, i)), kTopK));
+        one_xap[s].Add(one, mem.top[i]);
+        one_fts[s].Add(one, fts.top[i]);
+      }
+    }
+    fmt::print(
+        "- {} semantics: Xapian InMemory and glass {}; FTS5 and Xapian {}; engram with one "
+        "field (BM25, not BM25F) and Xapian {}, and FTS5 {}; the same with words cut as the peers "
+        "cut them and Xapian {}, and FTS5 {}\n",
+        SemanticsName(sem), both(backends), both(peers), both(one_xap[0]), both(one_fts[0]),
+        both(one_xap[1]), both(one_fts[1]));
+  }
+}
+
+// Runs every engine under both semantics over `raw` queries and prints the
+// table; `judged` (optional) adds nDCG@10.
+void Compare(const std::vector<PeerDoc>& docs, const std::vector<std::string>& raw,
+             const Options& opt, Engines& e, const Judged* judged) {
+  QuerySet qs = PrepareQueries(raw);
+  PrintTermChecks(qs, e);
+  const std::size_t n = raw.size();
+  std::vector<Row> rows;
+  for (Semantics sem : kBoth) {
+    PrintEngramChecks(*e.engram, qs, sem);
+    std::vector<std::pair<std::string, SearchFn>> engines;
+    engines.emplace_back("**engram**", [&](const std::string& text) {
+      return Ids(e.engram->Search(Parse(text), kTopK));
+    });
+    engines.emplace_back("SQLite FTS5", [&, sem](const std::string& text) {
+      return e.fts->Search(QueryTerms(Parse(text), kStemmer), sem, kTopK);
+    });
+    for (XapianBackend b : {XapianBackend::kInMemory, XapianBackend::kGlass}) {
+      engines.emplace_back(fmt::format("Xapian {}", BackendName(b)), [&, sem,
+                                                                      b](const std::string& text) {
+        return e.xapian[static_cast<int>(b)]->Search(QueryTerms(Parse(text), kStemmer), sem, kTopK);
+      });
+    }
+    const std::size_t engram_row = rows.size();
+    for (std::size_t j = 0; j < engines.size(); ++j) {
+      Row r{engines[j].first, sem, e.build_s[j], std::nullopt, {}, {}, {}};
+      for (std::size_t i = 0; i < n; ++i) r.top.push_back(engines[j].second(qs.Text(sem, i)));
+      if (j > 0) {
+        for (std::size_t i = 0; i < n; ++i) r.agree.Add(rows[engram_row].top[i], r.top[i]);
+      }
+      if (judged != nullptr) {
+        std::map<std::string, std::vector<std::string>> runs;
+        for (std::size_t i = 0; i < n; ++i) {
+          auto& run = runs[(*judged->queries)[i].id];
+          for (std::uint32_t d : r.top[i]) run.push_back((*judged->docs)[d].id);
+        }
+        r.ndcg = MeanNdcgAtK(runs, *judged->qrels, kTopK);
+      }
+      r.lat = Measure(n, opt.passes, [&](std::size_t i) {
+        if (engines[j].second(qs.Text(sem, i)).size() > kTopK) std::abort();
+      });
+      rows.push_back(std::move(r));
+    }
+  }
+  Latency parse = Measure(n, opt.passes, [&](std::size_t i) {
+    if (!Parse(qs.Text(Semantics::kEngram, i)).root) std::abort();
+  });
+  fmt::print("engram's parse alone (in every row's latency): p50 {}, p99 {} (loaded)\n\n",
+             Us(parse.p50_us), Us(parse.p99_us));
+  PrintTable(rows, docs.size(), judged != nullptr);
+  PrintCrossChecks(rows, docs, qs);
 }
 
 // ---- 1. SciFact -------------------------------------------------------------
@@ -234,263 +537,29 @@ void RunSciFact(const Options& opt) {
              s.docs.size(), s.queries.size(), s.qrels.size());
   std::vector<PeerDoc> docs;
   for (const TextDoc& d : s.docs) docs.push_back({d.title, d.text, {}, nullptr, -1});
-  const std::size_t k = 10;
-  std::vector<EngineRow> rows;
-
-  // engram
-  {
-    std::unique_ptr<text::TextIndex> index;
-    EngineRow r{"**engram**", std::nullopt, 0, docs.size(), {}};
-    r.build_s = MedianBuildSeconds(
-        opt.builds, [&] { index.reset(); }, [&] { index = BuildEngram(docs); });
-    std::vector<text::DefaultQuery> parsed;
-    for (const TextQuery& q : s.queries) parsed.push_back(Parse(q.text));
-    std::map<std::string, std::vector<std::string>> runs;
-    std::size_t relaxed = 0, oracle_ok = 0;
-    for (std::size_t i = 0; i < s.queries.size(); ++i) {
-      text::TextSearchStats st;
-      auto hits = index->Search(parsed[i], k, nullptr, &st);
-      relaxed += st.relaxed ? 1 : 0;
-      oracle_ok += SameHits(hits, index->SearchExhaustive(parsed[i], k)) ? 1 : 0;
-      auto& run = runs[s.queries[i].id];
-      for (const auto& h : hits) run.push_back(s.docs[h.doc].id);
-    }
-    r.ndcg = MeanNdcgAtK(runs, s.qrels, k);
-    r.lat = Measure(s.queries.size(), opt.passes, [&](std::size_t i) {
-      auto q = Parse(s.queries[i].text);
-      auto hits = index->Search(q, k);
-      if (hits.size() > k) std::abort();
-    });
-    fmt::print(
-        "engram: {} of {} queries relaxed (fewer than {} documents match every term); "
-        "Search equals SearchExhaustive on {} of {}\n",
-        relaxed, s.queries.size(), k, oracle_ok, s.queries.size());
-    rows.push_back(r);
-  }
-  // SQLite FTS5
-  {
-    std::unique_ptr<Fts5Peer> fts;
-    EngineRow r{"SQLite FTS5 (bm25)", std::nullopt, 0, docs.size(), {}};
-    r.build_s = MedianBuildSeconds(
-        opt.builds, [&] { fts.reset(); },
-        [&] {
-          fts = std::make_unique<Fts5Peer>();
-          fts->Build(docs);
-        });
-    std::map<std::string, std::vector<std::string>> runs;
-    for (const TextQuery& q : s.queries) {
-      auto& run = runs[q.id];
-      for (std::uint32_t d : fts->Search(q.text, k)) run.push_back(s.docs[d].id);
-    }
-    r.ndcg = MeanNdcgAtK(runs, s.qrels, k);
-    r.lat = Measure(s.queries.size(), opt.passes,
-                    [&](std::size_t i) { (void)fts->Search(s.queries[i].text, k); });
-    rows.push_back(r);
-  }
-  // Xapian
-  {
-    std::unique_ptr<XapianPeer> xap;
-    EngineRow r{"Xapian (BM25Weight)", std::nullopt, 0, docs.size(), {}};
-    r.build_s = MedianBuildSeconds(
-        opt.builds, [&] { xap.reset(); },
-        [&] {
-          xap = std::make_unique<XapianPeer>(XapianDir("scifact"));
-          xap->Build(docs);
-        });
-    std::map<std::string, std::vector<std::string>> runs;
-    for (const TextQuery& q : s.queries) {
-      auto& run = runs[q.id];
-      for (std::uint32_t d : xap->Search(q.text, k)) run.push_back(s.docs[d].id);
-    }
-    r.ndcg = MeanNdcgAtK(runs, s.qrels, k);
-    r.lat = Measure(s.queries.size(), opt.passes,
-                    [&](std::size_t i) { (void)xap->Search(s.queries[i].text, k); });
-    rows.push_back(r);
-  }
-  fmt::print("\n");
-  PrintEngineTable(rows, true);
+  std::vector<std::string> raw;
+  for (const TextQuery& q : s.queries) raw.push_back(q.text);
+  Engines e;
+  BuildEngines(docs, opt.builds, "scifact", &e);
+  Judged judged{&s.docs, &s.queries, &s.qrels};
+  Compare(docs, raw, opt, e, &judged);
 }
 
 // ---- 2. Debian --------------------------------------------------------------
 
-// The fixed query set: with a 64-bit Mersenne Twister seeded with `seed`,
-// draw a package uniformly; take the words of its description (`text`) that
-// are runs of 3 or more ASCII letters, lower-cased, not English stopwords,
-// distinct; if there are fewer than 3, draw again; pick 1, 2 or 3 of them
-// (uniformly) in random order, joined by spaces. Only raw engine outputs
-// (`% n`) are used, so the set is the same with any standard library.
-std::vector<std::string> MakeDebianQueries(const std::vector<Package>& pkgs, std::size_t n,
-                                           std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<std::string> out;
-  while (out.size() < n) {
-    const Package& p = pkgs[rng() % pkgs.size()];
-    std::vector<std::string> words;
-    std::set<std::string> seen;
-    for (std::string w : SplitWords(p.text)) {
-      bool letters = w.size() >= 3 && std::all_of(w.begin(), w.end(), [](char c) {
-                       return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-                     });
-      if (!letters) continue;
-      for (char& c : w) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-      if (text::IsStopword(w) || !seen.insert(w).second) continue;
-      words.push_back(w);
-    }
-    if (words.size() < 3) continue;
-    std::size_t count = 1 + rng() % 3;
-    std::string q;
-    for (std::size_t j = 0; j < count; ++j) {
-      std::size_t pick = j + rng() % (words.size() - j);
-      std::swap(words[j], words[pick]);
-      if (!q.empty()) q += ' ';
-      q += words[j];
-    }
-    out.push_back(q);
+// ---- 3. filtered top-10 ----------------------------------------------------
+
+// Xapian's form of a filter case: boolean terms OR-ed, or a value range.
+Xapian::Query XapianFilter(const FilterCase& c) {
+  if (c.xapian_min_size >= 0) {
+    return Xapian::Query(Xapian::Query::OP_VALUE_GE, 0,
+                         Xapian::sortable_serialise(static_cast<double>(c.xapian_min_size)));
   }
-  return out;
+  return Xapian::Query(Xapian::Query::OP_OR, c.xapian_terms.begin(), c.xapian_terms.end());
 }
 
-struct FilterCase {
-  std::string field;
-  std::string target;                     // the aimed-at selectivity
-  std::string filter;                     // vector_filter text, compiled by engram
-  std::vector<std::string> xapian_terms;  // OR of boolean terms, or
-  std::int64_t xapian_min_size = -1;      // installed_size_kib >= this (value slot 0)
-};
-
-std::vector<FilterCase> DebianFilters() {
-  std::vector<FilterCase> f;
-  auto sections = [&](std::string target, std::vector<std::string> v) {
-    std::string list;
-    FilterCase c{"section", std::move(target), "", {}, -1};
-    for (const auto& s : v) {
-      list += (list.empty() ? "\"" : ",\"") + s + "\"";
-      c.xapian_terms.push_back("XS" + s);
-    }
-    c.filter = "{\"section\":{\"$in\":[" + list + "]}}";
-    f.push_back(std::move(c));
-  };
-  auto tags = [&](std::string target, std::vector<std::string> v) {
-    std::string list;
-    FilterCase c{"tags", std::move(target), "", {}, -1};
-    for (const auto& s : v) {
-      list += (list.empty() ? "\"" : ",\"") + s + "\"";
-      c.xapian_terms.push_back("XT" + s);
-    }
-    c.filter = "{\"tags\":{\"$in\":[" + list + "]}}";
-    f.push_back(std::move(c));
-  };
-  auto size = [&](std::string target, std::int64_t min) {
-    f.push_back({"installed_size_kib",
-                 std::move(target),
-                 fmt::format("{{\"installed_size_kib\":{{\"$gte\":{}}}}}", min),
-                 {},
-                 min});
-  };
-  sections("50 %", {"libs", "libdevel", "python", "doc", "perl", "devel", "utils"});
-  sections("5 %", {"science", "admin"});
-  sections("0.5 %", {"tex", "hamradio", "shells"});
-  // Only 46.8 % of the packages have any debtag, so the broad tag filter is
-  // every `role::` facet value (the widest natural tag filter).
-  tags("50 %",
-       {"role::program", "role::app-data", "role::data", "role::metapackage", "role::devel-lib",
-        "role::shared-lib", "role::plugin", "role::documentation", "role::source",
-        "role::debug-symbols", "role::TODO", "role::dummy", "role::examples", "role::kernel"});
-  tags("5 %", {"devel::lang:perl"});
-  tags("0.5 %", {"made-of::font"});
-  size("50 %", 230);
-  size("5 %", 17000);
-  size("0.5 %", 160000);
-  return f;
-}
-
-std::shared_ptr<const Schema> DebianSchema() {
-  auto s = Schema::Parse(R"({"fields":[
-    {"name":"section","type":"string","optional":true},
-    {"name":"priority","type":"string","optional":true},
-    {"name":"installed_size_kib","type":"int","optional":true},
-    {"name":"tags","type":"set<string>","optional":true}]})");
-  if (!s.ok()) throw std::runtime_error("schema: " + s.diagnostic().message);
-  return s.value();
-}
-
-void RunDebian(const Options& opt, bool plain, bool filtered) {
-  std::vector<Package> pkgs = LoadDebian(opt.data + "/debian/packages.jsonl.gz");
-  std::vector<PeerDoc> docs;
-  for (const Package& p : pkgs) {
-    docs.push_back({p.title, p.text, p.section, &p.tags, p.installed_size_kib});
-  }
-  std::vector<std::string> queries = MakeDebianQueries(pkgs, opt.debian_queries, opt.seed);
-  const std::size_t k = 10;
-  fmt::print(
-      "\n## Debian 12 packages: {} documents (title + description), {} queries "
-      "(seed {})\n\nfirst queries: ",
-      docs.size(), queries.size(), opt.seed);
-  for (std::size_t i = 0; i < 8 && i < queries.size(); ++i) {
-    fmt::print("{}`{}`", i ? ", " : "", queries[i]);
-  }
-  fmt::print("\n\n");
-
-  std::unique_ptr<text::TextIndex> index;
-  std::unique_ptr<XapianPeer> xap;
-  std::vector<EngineRow> rows;
-  int builds = plain ? opt.builds : 1;
-  {
-    EngineRow r{"**engram**", std::nullopt, 0, docs.size(), {}};
-    r.build_s = MedianBuildSeconds(
-        builds, [&] { index.reset(); }, [&] { index = BuildEngram(docs); });
-    std::size_t relaxed = 0, oracle_ok = 0;
-    for (const std::string& q : queries) {
-      auto parsed = Parse(q);
-      text::TextSearchStats st;
-      auto hits = index->Search(parsed, k, nullptr, &st);
-      relaxed += st.relaxed ? 1 : 0;
-      oracle_ok += SameHits(hits, index->SearchExhaustive(parsed, k)) ? 1 : 0;
-    }
-    if (plain) {
-      r.lat = Measure(queries.size(), opt.passes, [&](std::size_t i) {
-        auto hits = index->Search(Parse(queries[i]), k);
-        if (hits.size() > k) std::abort();
-      });
-      fmt::print("engram: {} of {} queries relaxed; Search equals SearchExhaustive on {} of {}\n",
-                 relaxed, queries.size(), oracle_ok, queries.size());
-    }
-    rows.push_back(r);
-  }
-  if (plain) {
-    std::unique_ptr<Fts5Peer> fts;
-    EngineRow r{"SQLite FTS5 (bm25)", std::nullopt, 0, docs.size(), {}};
-    r.build_s = MedianBuildSeconds(
-        builds, [&] { fts.reset(); },
-        [&] {
-          fts = std::make_unique<Fts5Peer>();
-          fts->Build(docs);
-        });
-    r.lat = Measure(queries.size(), opt.passes,
-                    [&](std::size_t i) { (void)fts->Search(queries[i], k); });
-    rows.push_back(r);
-  }
-  {
-    EngineRow r{"Xapian (BM25Weight)", std::nullopt, 0, docs.size(), {}};
-    r.build_s = MedianBuildSeconds(
-        builds, [&] { xap.reset(); },
-        [&] {
-          xap = std::make_unique<XapianPeer>(XapianDir("debian"));
-          xap->Build(docs);
-        });
-    if (plain) {
-      r.lat = Measure(queries.size(), opt.passes,
-                      [&](std::size_t i) { (void)xap->Search(queries[i], k); });
-    }
-    rows.push_back(r);
-  }
-  if (plain) {
-    fmt::print("\n");
-    PrintEngineTable(rows, false);
-  }
-  if (!filtered) return;
-
-  // ---- 3. filtered top-10 ----
+void RunFiltered(const Options& opt, const std::vector<Package>& pkgs,
+                 const std::vector<std::string>& queries, Engines& e) {
   auto schema = DebianSchema();
   std::vector<Record> records;
   for (const Package& p : pkgs) {
@@ -506,12 +575,18 @@ void RunDebian(const Options& opt, bool plain, bool filtered) {
   }
   fmt::print("\n## Filtered top-10 on the Debian packages ({} queries each)\n\n", queries.size());
   fmt::print(
+      "Xapian: engram's terms and semantics, both backends. engines: engram (this tree); {}\nload "
+      "average at this table: {}, {} CPUs\n\n",
+      PeerVersions(), LoadAverage(), sysconf(_SC_NPROCESSORS_ONLN));
+  fmt::print(
       "| field | aim | filter (engram `vector_filter`) | allowed | selectivity | engram p50 | "
-      "engram p99 | engram exhaustive (oracle) p50 | Xapian p50 | Xapian p99 | engram vs Xapian "
-      "p50 | "
-      "= oracle |\n");
-  fmt::print("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+      "engram p99 | engram exhaustive (oracle) p50 | Xapian InMemory p50 / p99 | Xapian glass "
+      "p50 / p99 | faster Xapian / engram p50 | Xapian same top-10 (set / order) | = oracle "
+      "|\n");
+  fmt::print("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   std::size_t total_bad = 0, same_filters = 0, cases = 0;
+  std::vector<text::DefaultQuery> parsed;
+  for (const std::string& q : queries) parsed.push_back(Parse(q));
   for (const FilterCase& c : DebianFilters()) {
     ++cases;
     auto compiled = filter::Compile(filter::Dialect::kVectorFilter, c.filter, schema);
@@ -523,58 +598,76 @@ void RunDebian(const Options& opt, bool plain, bool filtered) {
       }
     }
     allowed.runOptimize();
-    // Xapian's filter, checked to select the same documents.
-    Xapian::Query xf;
-    if (c.xapian_min_size >= 0) {
-      xf = Xapian::Query(Xapian::Query::OP_VALUE_GE, 0,
-                         Xapian::sortable_serialise(static_cast<double>(c.xapian_min_size)));
-    } else {
-      xf = Xapian::Query(Xapian::Query::OP_OR, c.xapian_terms.begin(), c.xapian_terms.end());
+    // Xapian's filter, checked to select the same documents in both backends.
+    const Xapian::Query xf = XapianFilter(c);
+    bool same = true;
+    for (const auto& xap : e.xapian) {
+      std::vector<std::uint32_t> sel = xap->Select(xf);
+      same = same && roaring::Roaring(sel.size(), sel.data()) == allowed;
     }
-    {
-      Xapian::Database db(XapianDir("debian"));
-      Xapian::Enquire e(db);
-      e.set_query(xf);
-      auto m = e.get_mset(0, db.get_doccount());
-      roaring::Roaring xs;
-      for (auto it = m.begin(); it != m.end(); ++it) xs.add(*it - 1);
-      if (xs == allowed) {
-        ++same_filters;
-      } else {
-        fmt::print(stderr, "Xapian filter selects {} documents, engram {}: {}\n", xs.cardinality(),
-                   allowed.cardinality(), c.filter);
-      }
-    }
-    std::vector<text::DefaultQuery> parsed;
-    for (const std::string& q : queries) parsed.push_back(Parse(q));
+    same_filters += same ? 1 : 0;
+    if (!same) fmt::print(stderr, "Xapian's filter selects other documents: {}\n", c.filter);
+    XapianPeer& mem = *e.xapian[static_cast<int>(XapianBackend::kInMemory)];
     std::size_t ok = 0;
+    Agreement agree;
     for (const auto& q : parsed) {
-      ok +=
-          SameHits(index->Search(q, k, &allowed), index->SearchExhaustive(q, k, &allowed)) ? 1 : 0;
+      auto hits = e.engram->Search(q, kTopK, &allowed);
+      ok += SameHits(hits, e.engram->SearchExhaustive(q, kTopK, &allowed)) ? 1 : 0;
+      agree.Add(Ids(hits), mem.Search(QueryTerms(q, kStemmer), Semantics::kEngram, kTopK, &xf));
     }
     total_bad += parsed.size() - ok;
     Latency le = Measure(queries.size(), opt.passes, [&](std::size_t i) {
-      auto hits = index->Search(Parse(queries[i]), k, &allowed);
-      if (hits.size() > k) std::abort();
+      auto hits = e.engram->Search(Parse(queries[i]), kTopK, &allowed);
+      if (hits.size() > kTopK) std::abort();
     });
     Latency lo = Measure(queries.size(), 1, [&](std::size_t i) {
-      (void)index->SearchExhaustive(Parse(queries[i]), k, &allowed);
+      (void)e.engram->SearchExhaustive(Parse(queries[i]), kTopK, &allowed);
     });
-    Latency lx = Measure(queries.size(), opt.passes,
-                         [&](std::size_t i) { (void)xap->Search(queries[i], k, &xf); });
+    Latency lx[2];
+    for (int b = 0; b < 2; ++b) {
+      lx[b] = Measure(queries.size(), opt.passes, [&](std::size_t i) {
+        (void)e.xapian[b]->Search(QueryTerms(Parse(queries[i]), kStemmer), Semantics::kEngram,
+                                  kTopK, &xf);
+      });
+    }
     double sel =
         100.0 * static_cast<double>(allowed.cardinality()) / static_cast<double>(records.size());
     std::string shown = c.filter.size() > 70 ? c.filter.substr(0, 67) + "...}" : c.filter;
-    fmt::print("| `{}` | {} | `{}` | {} | {:.2f} % | {} | {} | {} | {} | {} | {:.2f}x | {}/{} |\n",
-               c.field, c.target, shown, Thousands(static_cast<double>(allowed.cardinality())), sel,
-               Us(le.p50_us), Us(le.p99_us), Us(lo.p50_us), Us(lx.p50_us), Us(lx.p99_us),
-               lx.p50_us / le.p50_us, ok, parsed.size());
+    fmt::print(
+        "| `{}` | {} | `{}` | {} | {:.2f} % | {} | {} | {} | {} / {} | {} / {} | {:.2f}x | {} | "
+        "{}/{} |\n",
+        c.field, c.target, shown, Thousands(static_cast<double>(allowed.cardinality())), sel,
+        Us(le.p50_us), Us(le.p99_us), Us(lo.p50_us), Us(lx[0].p50_us), Us(lx[0].p99_us),
+        Us(lx[1].p50_us), Us(lx[1].p99_us), std::min(lx[0].p50_us, lx[1].p50_us) / le.p50_us,
+        agree.Format(), ok, parsed.size());
     std::fflush(stdout);
   }
   fmt::print(
       "\nfiltered results different from the oracle: {}; Xapian's filter selects exactly "
-      "engram's allowed-set in {} of {} cases\n",
+      "engram's allowed-set in {} of {} cases (both backends)\n",
       total_bad, same_filters, cases);
+}
+
+void RunDebian(const Options& opt, bool plain, bool filtered) {
+  std::vector<Package> pkgs = LoadDebian(opt.data + "/debian/packages.jsonl.gz");
+  std::vector<PeerDoc> docs;
+  for (const Package& p : pkgs) {
+    docs.push_back({p.title, p.text, p.section, &p.tags, p.installed_size_kib});
+  }
+  std::vector<std::string> queries = MakeDebianQueries(pkgs, opt.debian_queries, opt.seed);
+  fmt::print(
+      "\n## Debian 12 packages: {} documents (title + description), {} queries "
+      "(seed {})\n\nfirst queries: ",
+      docs.size(), queries.size(), opt.seed);
+  for (std::size_t i = 0; i < 8 && i < queries.size(); ++i) {
+    fmt::print("{}`{}`", i ? ", " : "", queries[i]);
+  }
+  fmt::print("\n\n");
+
+  Engines e;
+  BuildEngines(docs, plain ? opt.builds : 1, "debian", &e);
+  if (plain) Compare(docs, queries, opt, e, nullptr);
+  if (filtered) RunFiltered(opt, pkgs, queries, e);
 }
 
 Options ParseArgs(int argc, char** argv) {
@@ -609,9 +702,9 @@ int main(int argc, char** argv) {
   return RunGuarded("text_benchmark", [&] {
     const Options opt = ParseArgs(argc, argv);
     fmt::print(
-        "# engram full-text benchmark\n\ndata: {}; single thread; SQLite {}; Xapian {}; "
-        "{} timed passes after one warm-up; index build: median of {}\n",
-        opt.data, sqlite3_libversion(), Xapian::version_string(), opt.passes, opt.builds);
+        "# engram full-text benchmark\n\ndata: {}; single thread; {}; top-{}; {} timed passes "
+        "after one warm-up; index build: median of {}\n",
+        opt.data, PeerVersions(), kTopK, opt.passes, opt.builds);
     if (opt.only.empty() || opt.only == "scifact") RunSciFact(opt);
     bool plain = opt.only.empty() || opt.only == "debian";
     bool filtered = opt.only.empty() || opt.only == "filter";
