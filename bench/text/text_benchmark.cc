@@ -239,20 +239,25 @@ std::string DebianPackage(const char* package) {
   return out.empty() ? "version unknown" : out;
 }
 
-// `uptime`'s load averages, printed with every table: the machine is shared,
-// and the latency columns mean little when the load nears the core count.
-std::string LoadAverage() {
-  std::string out;
+// `uptime`'s load averages and the CPU count, printed with every table,
+// and a warning when the machine is loaded: the 1-minute load average above
+// 1 + CPUs / 4 (1.5 on 2 CPUs: this benchmark's one thread and more than
+// half a core of other work), when the latency columns are not results.
+std::string LoadLine() {
+  double load[3] = {-1, -1, -1};
   if (FILE* f = std::fopen("/proc/loadavg", "r")) {
-    char buf[128];
-    if (std::fgets(buf, sizeof buf, f) != nullptr) out = buf;
+    if (std::fscanf(f, "%lf %lf %lf", &load[0], &load[1], &load[2]) != 3) load[0] = -1;
     std::fclose(f);
   }
-  std::string_view v = out;
-  for (int fields = 0, i = 0; i < static_cast<int>(v.size()); ++i) {
-    if (v[i] == ' ' && ++fields == 3) return fmt::format("{} (1, 5, 15 min)", v.substr(0, i));
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  if (load[0] < 0) return fmt::format("load average: unknown, {} CPUs\n", cpus);
+  std::string line =
+      fmt::format("load average at this table: {:.2f} {:.2f} {:.2f} (1, 5, 15 min), {} CPUs\n",
+                  load[0], load[1], load[2], cpus);
+  if (load[0] > 1.0 + static_cast<double>(cpus) / 4) {
+    line += "**loaded machine**: the latency columns are not results; rerun on a quiet machine\n";
   }
-  return "unknown";
+  return line;
 }
 
 std::string PeerVersions() {
@@ -362,8 +367,9 @@ void PrintTermChecks(const QuerySet& qs, Engines& e) {
     for (const std::string& w : t) {
       auto words = SplitWords(w);
       fts_one += words.size() == 1 && words[0] == w ? 1 : 0;
-      missing = missing || !xap.Indexed(w);
-      if (!xap.Indexed(w) && ++xap_missing <= 6) examples += fmt::format(" `{}`", w);
+      const bool absent = !xap.Indexed(w);
+      missing = missing || absent;
+      if (absent && ++xap_missing <= 6) examples += fmt::format(" `{}`", w);
       std::string engram_stem = text::Stem(engram.options.stemmer, w);
       engram_missing += engram.Find(engram_stem) < 0 ? 1 : 0;
       same_stem += engram_stem == stem(w) ? 1 : 0;
@@ -404,11 +410,10 @@ struct Judged {
 };
 
 void PrintTable(const std::vector<Row>& rows, std::size_t docs, bool with_ndcg) {
-  fmt::print("engines: engram (this tree); {}\nload average at this table: {}, {} CPUs\n\n",
-             PeerVersions(), LoadAverage(), sysconf(_SC_NPROCESSORS_ONLN));
+  fmt::print("engines: engram (this tree); {}\n{}\n", PeerVersions(), LoadLine());
   fmt::print(
       "| engine | semantics | {}same top-10 as engram (set / order) | shared with engram's "
-      "top-10 | index time | docs/s | p50 (loaded) | p99 (loaded) | mean (loaded) |\n",
+      "top-10 | index time | docs/s | p50 | p99 | mean |\n",
       with_ndcg ? "nDCG@10 | " : "");
   fmt::print("|---|---|{}---|---|---|---|---|---|---|\n", with_ndcg ? "---|" : "");
   for (const Row& r : rows) {
@@ -418,7 +423,7 @@ void PrintTable(const std::vector<Row>& rows, std::size_t docs, bool with_ndcg) 
                r.agree.FormatShared(), r.build_s, Thousands(static_cast<double>(docs) / r.build_s),
                Us(r.lat.p50_us), Us(r.lat.p99_us), Us(r.lat.mean_us));
   }
-  fmt::print("\nengram's latency against each peer's (peer / engram, loaded machine):\n");
+  fmt::print("\nengram's latency against each peer's (peer / engram):\n");
   for (const Row& r : rows) {
     if (r.engine.find("engram") != std::string::npos) continue;
     for (const Row& e : rows) {
@@ -569,7 +574,7 @@ void Compare(const std::vector<PeerDoc>& docs, const std::vector<std::string>& r
   });
   fmt::print(
       "engram's parse and the terms taken from it (shared by every row, so in none of their "
-      "latencies): p50 {}, p99 {} (loaded)\n\n",
+      "latencies): p50 {}, p99 {}\n\n",
       Us(parse.p50_us), Us(parse.p99_us));
   PrintTable(rows, docs.size(), judged != nullptr);
   PrintCrossChecks(rows, docs, qs);
@@ -622,9 +627,8 @@ void RunFiltered(const Options& opt, const std::vector<Package>& pkgs,
   }
   fmt::print("\n## Filtered top-10 on the Debian packages ({} queries each)\n\n", queries.size());
   fmt::print(
-      "Xapian: engram's terms and semantics, both backends. engines: engram (this tree); {}\nload "
-      "average at this table: {}, {} CPUs\n\n",
-      PeerVersions(), LoadAverage(), sysconf(_SC_NPROCESSORS_ONLN));
+      "Xapian: engram's terms and semantics, both backends. engines: engram (this tree); {}\n{}\n",
+      PeerVersions(), LoadLine());
   fmt::print(
       "| field | aim | filter (engram `vector_filter`) | allowed | selectivity | engram p50 | "
       "engram p99 | engram exhaustive (oracle) p50 | Xapian InMemory p50 / p99 | Xapian glass "
