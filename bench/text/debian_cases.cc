@@ -45,25 +45,23 @@ std::vector<std::string> MakeDebianQueries(const std::vector<Package>& pkgs, std
 
 std::vector<FilterCase> DebianFilters() {
   std::vector<FilterCase> f;
-  auto sections = [&](std::string target, std::vector<std::string> v) {
+  // `field` $in `values`; in Xapian, the OR of the boolean terms `prefix`+value.
+  auto in = [&](const char* field, const char* prefix, std::string target,
+                const std::vector<std::string>& values) {
     std::string list;
-    FilterCase c{"section", std::move(target), "", {}, -1};
-    for (const auto& s : v) {
+    FilterCase c{field, std::move(target), "", {}, -1};
+    for (const auto& s : values) {
       list += (list.empty() ? "\"" : ",\"") + s + "\"";
-      c.xapian_terms.push_back("XS" + s);
+      c.xapian_terms.push_back(prefix + s);
     }
-    c.filter = "{\"section\":{\"$in\":[" + list + "]}}";
+    c.filter = fmt::format("{{\"{}\":{{\"$in\":[{}]}}}}", field, list);
     f.push_back(std::move(c));
   };
-  auto tags = [&](std::string target, std::vector<std::string> v) {
-    std::string list;
-    FilterCase c{"tags", std::move(target), "", {}, -1};
-    for (const auto& s : v) {
-      list += (list.empty() ? "\"" : ",\"") + s + "\"";
-      c.xapian_terms.push_back("XT" + s);
-    }
-    c.filter = "{\"tags\":{\"$in\":[" + list + "]}}";
-    f.push_back(std::move(c));
+  auto sections = [&](std::string target, const std::vector<std::string>& v) {
+    in("section", "XS", std::move(target), v);
+  };
+  auto tags = [&](std::string target, const std::vector<std::string>& v) {
+    in("tags", "XT", std::move(target), v);
   };
   auto size = [&](std::string target, std::int64_t min) {
     f.push_back({"installed_size_kib",
