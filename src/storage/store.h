@@ -126,6 +126,14 @@ class Store {
 // created too. The database runs in WAL mode with synchronous=FULL.
 StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& dir);
 
+// Opens the PostgreSQL store in the database that `conninfo` (a libpq
+// connection string or a postgresql:// URL) names, creating or migrating its
+// tables (engram_*) first. InvalidArgument for a malformed `conninfo`,
+// IoError when the server cannot be reached, FailedPrecondition when the
+// database holds a newer engram schema. Commits are durable as the server
+// makes them (synchronous_commit is raised to `on` for the session if lower).
+StatusOr<std::unique_ptr<Store>> OpenPostgresStore(const std::string& conninfo);
+
 }  // namespace engram::storage
 
 #endif  // ENGRAM_STORAGE_STORE_H_
