@@ -69,7 +69,8 @@ std::int64_t CellInt(const PGresult* r, int row, int column) {
   return static_cast<std::int64_t>(be64toh(big));
 }
 
-StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::string& conninfo) {
+StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::string& conninfo,
+                                                       const std::optional<std::string>& owner) {
   char* parse_error = nullptr;
   PQconninfoOption* parsed = PQconninfoParse(conninfo.c_str(), &parse_error);
   if (parsed == nullptr) {
@@ -78,7 +79,12 @@ StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::string& connin
     return Status::InvalidArgument("the PostgreSQL connection string: " + message);
   }
   PQconninfoFree(parsed);
-  std::unique_ptr<Connection> c(new Connection(PQconnectdb(conninfo.c_str())));
+  // The connection string is expanded in place of dbname; a later keyword
+  // overrides what it says.
+  const char* keywords[] = {"dbname", "application_name", nullptr};
+  const char* values[] = {conninfo.c_str(), owner ? owner->c_str() : nullptr, nullptr};
+  if (!owner) keywords[1] = nullptr;
+  std::unique_ptr<Connection> c(new Connection(PQconnectdbParams(keywords, values, 1)));
   if (c->conn_ == nullptr) return Status::ResourceExhausted("libpq: out of memory");
   if (c->lost()) {
     return Status::IoError(
@@ -98,7 +104,20 @@ StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::string& connin
   }
   RETURN_IF_ERROR(Migrate(*c));
   RETURN_IF_ERROR(c->Prepare());
+  if (owner) RETURN_IF_ERROR(c->TakeOwnerLock());
   return c;
+}
+
+Status Connection::TakeOwnerLock() {
+  ASSIGN_OR_RETURN(Result taken, Query(kTakeOwnerLock, "take the store's owner lock"));
+  if (CellBytes(taken.get(), 0, 0) == std::string_view("\x01", 1)) return Status::Ok();
+  ASSIGN_OR_RETURN(Result holder, Query(kOwnerLockHolder, "find the store's owner"));
+  if (PQntuples(holder.get()) == 0) {
+    return Status::FailedPrecondition("another engram holds the store (it has just let go: retry)");
+  }
+  return Status::FailedPrecondition(fmt::format(
+      "'{}' holds the store (PostgreSQL backend pid {}, database '{}'); one engram owns a store",
+      CellBytes(holder.get(), 0, 0), CellInt(holder.get(), 0, 1), PQdb(conn_)));
 }
 
 Status Connection::Prepare() {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,7 +72,11 @@ class Connection {
   // Connects with a libpq connection string or postgresql:// URL, makes the
   // commits of this session durable (synchronous_commit at least `on`),
   // migrates the schema (schema.cc) and prepares the statements.
-  static StatusOr<std::unique_ptr<Connection>> Open(const std::string& conninfo);
+  // With an `owner`, the connection's session also takes the store's owner
+  // lock under that application_name (FailedPrecondition naming the holder
+  // when another session has it).
+  static StatusOr<std::unique_ptr<Connection>> Open(const std::string& conninfo,
+                                                    const std::optional<std::string>& owner);
   ~Connection() { PQfinish(conn_); }
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -106,6 +111,7 @@ class Connection {
  private:
   explicit Connection(PGconn* conn) : conn_(conn) {}
   Status Prepare();
+  Status TakeOwnerLock();
   PGconn* conn_;
   mutable std::string violated_;
 };

@@ -35,8 +35,8 @@ std::int64_t ToSqlSeq(std::uint64_t seq) {
 
 class PostgresStore final : public Store {
  public:
-  PostgresStore(std::unique_ptr<Connection> c, std::string conninfo)
-      : c_(std::move(c)), conninfo_(std::move(conninfo)) {}
+  PostgresStore(std::unique_ptr<Connection> c, std::string conninfo, PostgresOptions options)
+      : c_(std::move(c)), conninfo_(std::move(conninfo)), options_(std::move(options)) {}
 
   Status CreateCollection(const CollectionRow& collection) override {
     std::lock_guard<std::mutex> lock(mu_);
@@ -282,7 +282,7 @@ class PostgresStore final : public Store {
   // A new connection in place of a lost one.
   Status Reconnect() {
     if (!c_->lost()) return Status::Ok();
-    ASSIGN_OR_RETURN(c_, Connection::Open(conninfo_));
+    ASSIGN_OR_RETURN(c_, Connection::Open(conninfo_, options_.owner));
     return Status::Ok();
   }
 
@@ -324,14 +324,20 @@ class PostgresStore final : public Store {
   std::mutex mu_;  // one connection, used by one thread at a time
   std::unique_ptr<Connection> c_;
   const std::string conninfo_;
+  const PostgresOptions options_;
   Status broken_;  // the lost connection that stopped writes, or OK
 };
 
 }  // namespace
 
-StatusOr<std::unique_ptr<Store>> OpenPostgresStore(const std::string& conninfo) {
-  ASSIGN_OR_RETURN(std::unique_ptr<Connection> c, Connection::Open(conninfo));
-  return std::unique_ptr<Store>(new PostgresStore(std::move(c), conninfo));
+bool IsPostgresUrl(std::string_view location) {
+  return location.starts_with("postgresql://") || location.starts_with("postgres://");
+}
+
+StatusOr<std::unique_ptr<Store>> OpenPostgresStore(const std::string& conninfo,
+                                                   const PostgresOptions& options) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Connection> c, Connection::Open(conninfo, options.owner));
+  return std::unique_ptr<Store>(new PostgresStore(std::move(c), conninfo, options));
 }
 
 }  // namespace engram::storage
