@@ -1,6 +1,6 @@
 // The store's contract (store.h), run against every implementation: the
 // embedded SQLite store and the PostgreSQL store on a private server started
-// by the test (storage/testing/store_places.h).
+// by the test (tests/support/store_places.h).
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -13,8 +13,8 @@
 #include <gtest/gtest.h>
 
 #include "storage/store.h"
-#include "storage/testing/store_places.h"
 #include "storage/testing/test_dir.h"
+#include "tests/support/store_places.h"
 
 namespace engram::storage {
 namespace {

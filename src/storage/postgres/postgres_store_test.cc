@@ -11,8 +11,8 @@
 
 #include "storage/postgres/statements.h"
 #include "storage/store.h"
-#include "storage/testing/store_places.h"
 #include "storage/testing/test_dir.h"
+#include "tests/support/store_places.h"
 
 namespace engram::storage {
 namespace {

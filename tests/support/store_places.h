@@ -2,8 +2,8 @@
 // database on a private PostgreSQL 15 server (tests/support/postgres_server.h)
 // started once per test binary and stopped at its end. The contract tests run
 // over both (store_contract_test.cc).
-#ifndef ENGRAM_STORAGE_TESTING_STORE_PLACES_H_
-#define ENGRAM_STORAGE_TESTING_STORE_PLACES_H_
+#ifndef ENGRAM_TESTS_SUPPORT_STORE_PLACES_H_
+#define ENGRAM_TESTS_SUPPORT_STORE_PLACES_H_
 
 #include <functional>
 #include <memory>
@@ -59,4 +59,4 @@ class PostgresPlace : public StorePlace {
 
 }  // namespace engram::storage::testing
 
-#endif  // ENGRAM_STORAGE_TESTING_STORE_PLACES_H_
+#endif  // ENGRAM_TESTS_SUPPORT_STORE_PLACES_H_

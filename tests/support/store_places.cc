@@ -1,4 +1,4 @@
-#include "storage/testing/store_places.h"
+#include "tests/support/store_places.h"
 
 #include <atomic>
 #include <memory>
