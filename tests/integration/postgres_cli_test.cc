@@ -3,7 +3,7 @@
 // ingest, searches of every kind, delete and list answer the same, run after
 // run (each command opens the store afresh, loading the snapshots the last one
 // wrote). PostgreSQL 15 runs for the test as an unprivileged user on a private
-// socket (tests/support/postgres_server.h). Also: --store's validation and the
+// socket (tests/support/store_places.h). Also: --store's validation and the
 // store's one owner.
 #include <filesystem>
 #include <memory>
@@ -11,12 +11,11 @@
 #include <vector>
 
 #include <gtest/gtest.h>
-#include <libpq-fe.h>
 #include <unistd.h>
 
 #include "engram/engine.h"
 #include "tests/integration/run_cli.h"
-#include "tests/support/postgres_server.h"
+#include "tests/support/store_places.h"
 
 namespace engram::cli {
 namespace {
@@ -29,31 +28,13 @@ std::string Example(const std::string& name) {
 
 class PostgresCli : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    std::string error;
-    server_ = testing::PostgresServer::Start(&error).release();
-    ASSERT_NE(server_, nullptr) << error;
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
   void SetUp() override {
-    ASSERT_NE(server_, nullptr);
+    place_ = storage::testing::PostgresPlace::Make();
+    ASSERT_NE(place_, nullptr);
+    url_ = place_->location();
     const std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
     dir_ = fs::temp_directory_path() / ("engram_pg_cli_" + std::to_string(getpid()) + "_" + name);
     fs::remove_all(dir_);
-    std::string database = "cli_" + std::to_string(getpid());
-    for (char c : name) database += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    PGconn* conn = PQconnectdb(server_->conninfo().c_str());
-    PGresult* r = PQexec(conn, ("CREATE DATABASE " + database).c_str());
-    ASSERT_EQ(PQresultStatus(r), PGRES_COMMAND_OK) << PQresultErrorMessage(r);
-    PQclear(r);
-    PQfinish(conn);
-    std::string host;
-    for (char c : server_->socket_dir()) host += c == '/' ? std::string("%2F") : std::string(1, c);
-    url_ =
-        "postgresql://" + std::string(testing::PostgresServer::kUser) + "@" + host + "/" + database;
   }
   void TearDown() override { fs::remove_all(dir_); }
 
@@ -84,11 +65,10 @@ class PostgresCli : public ::testing::Test {
     return args[0] == "collection" ? 2 : 1;
   }
 
-  static testing::PostgresServer* server_;
+  std::unique_ptr<storage::testing::PostgresPlace> place_;  // a fresh database
   fs::path dir_;
   std::string url_;
 };
-testing::PostgresServer* PostgresCli::server_ = nullptr;
 
 TEST_F(PostgresCli, CommandsAnswerAsOverTheEmbeddedStore) {
   Both({"collection", "create", "--name", "lore", "--schema", Example("lore.schema.json"), "--text",
