@@ -370,7 +370,8 @@ class Engine {
     double seconds = 0;          // the whole Open
   };
 
-  // Opens the store in `dir` (created when missing) and loads every
+  // Opens the store at `dir`, a SQLite store directory or a PostgreSQL
+  // store's postgresql:// URL (storage/store.h), and loads every
   // collection: index snapshots are loaded when their checksums hold and
   // then brought up to date from the records; an unreadable snapshot is
   // rebuilt from the records. IoError/Corruption when the store cannot be read.
@@ -378,11 +379,16 @@ class Engine {
   // until the engine is destroyed (or the process dies). FailedPrecondition,
   // with nothing written, when another process or another Engine in this
   // process has the store; the message names the holder and, when it
-  // advertised one, the URL that reaches it.
+  // advertised one, the URL that reaches it. A PostgreSQL store has no LOCK
+  // file: its owner holds a session advisory lock in the database instead
+  // (the message names the holder's application_name and backend pid).
   static StatusOr<std::unique_ptr<Engine>> Open(const std::string& dir, const Options& options);
   static StatusOr<std::unique_ptr<Engine>> Open(const std::string& dir) {
     return Open(dir, Options{});
   }
+  // A store location (Open's `dir`) fit for logs and output: a URL's
+  // password replaced by "****".
+  static std::string ShownStore(const std::string& store);
   ~Engine();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
@@ -464,7 +470,7 @@ class Engine {
 
   // Tells later openers of the store where this engine serves it (a server's
   // URL), so that their refusal says how to reach it. IoError when the lock
-  // file cannot be written.
+  // file cannot be written. A PostgreSQL store keeps no such note: Ok.
   Status Advertise(std::string_view url);
 
   // Writes the collection's index snapshots now, so that the next Open

@@ -110,7 +110,7 @@ bool ParseFusionOption(const std::string& text, std::optional<FusionSpec>* out, 
 
 void AddEngineCommands(CLI::App* app, EngineOptions* o, std::string* run) {
   auto db = [o](CLI::App* cmd) {
-    AddDbOption(cmd, &o->db, "the store directory (created if missing)");
+    AddStoreOptions(cmd, &o->db, "the store directory (created if missing)");
   };
   auto collection = [o](CLI::App* cmd) {
     cmd->add_option("--collection", o->collection, "the collection")->required();
@@ -280,7 +280,7 @@ int RunCollectionCreate(const EngineOptions& o, std::ostream& out, std::ostream&
   StatusOr<std::unique_ptr<Engine>> engine = OpenStore(o.db, "engram collection create");
   if (!engine.ok()) return ReportStatus(engine.status(), err);
   if (Status s = (*engine)->CreateCollection(spec); !s.ok()) return ReportStatus(s, err);
-  out << "created collection '" << spec.name << "' in " << o.db << '\n';
+  out << "created collection '" << spec.name << "' in " << Engine::ShownStore(o.db) << '\n';
   return 0;
 }
 
@@ -360,7 +360,7 @@ int RunCollectionList(const EngineOptions& o, std::ostream& out, std::ostream& e
   if (o.json) {
     out << Dump(Json{{"collections", list}}) << '\n';
   } else if (collections.empty()) {
-    out << "no collections in " << o.db << '\n';
+    out << "no collections in " << Engine::ShownStore(o.db) << '\n';
   }
   return 0;
 }

@@ -17,17 +17,18 @@ namespace engram::cli {
 void AddMcpCommand(CLI::App* app, McpCommandOptions* options, std::string* run) {
   CLI::App* cmd = app->add_subcommand(
       "mcp",
-      "serve MCP on stdin/stdout: over a store (--db), or through a running server "
+      "serve MCP on stdin/stdout: over a store (--db or --store), or through a running server "
       "(--connect)");
-  CLI::Option* db = AddDbOption(cmd, &options->db, "the store directory (created if missing)");
-  db->required(false);
+  CLI::App* store = AddStoreOptions(cmd, &options->db, "the store directory (created if missing)");
+  store->require_option(0, 1);
   CLI::Option* connect = cmd->add_option(
       "--connect", options->connect,
       "forward to the server at this URL (http://HOST:PORT; /mcp is added), which owns the store");
-  db->excludes(connect);
-  cmd->add_option("--embedder", options->embedder,
-                  "with --db: the memories collection's embedder (model2vec:DIR, fasttext:FILE, "
-                  "openai:URL#MODEL): SearchMemory basic becomes hybrid")
+  store->excludes(connect);
+  cmd->add_option(
+         "--embedder", options->embedder,
+         "with --db or --store: the memories collection's embedder (model2vec:DIR, fasttext:FILE, "
+         "openai:URL#MODEL): SearchMemory basic becomes hybrid")
       ->excludes(connect);
   cmd->add_option("--key-env", options->key_env,
                   "with --connect: the environment variable holding the API key")
@@ -50,8 +51,8 @@ int RunMcp(const McpCommandOptions& options, std::istream& in, std::ostream& out
            std::ostream& err) {
   if (options.connect.empty()) {
     if (options.db.empty()) {
-      err << "engram mcp: give --db DIR (own the store) or --connect URL (reach the server that "
-             "owns it)\n";
+      err << "engram mcp: give --db DIR or --store URL (own the store) or --connect URL (reach "
+             "the server that owns it)\n";
       return 2;
     }
     server::mcp::McpOptions mcp = options.mcp;

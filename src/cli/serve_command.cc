@@ -60,7 +60,7 @@ std::vector<CLI::Option*> AddBoundsOptions(CLI::App* cmd,
 
 void AddServeCommand(CLI::App* app, server::http::ServeOptions* options, std::string* run) {
   CLI::App* cmd = app->add_subcommand("serve", "serve the HTTP API and /mcp over a store");
-  AddDbOption(cmd, &options->db, "the store directory (created if missing)");
+  AddStoreOptions(cmd, &options->db, "the store directory (created if missing)");
   cmd->add_option("--listen", options->listen, "HOST:PORT to listen on (port 0: any free port)")
       ->capture_default_str();
   cmd->add_option("--keys", options->keys,

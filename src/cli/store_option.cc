@@ -44,7 +44,7 @@ std::optional<std::string> ExpandHome(std::string_view path) {
   return *home + std::string(path.substr(slash));
 }
 
-CLI::Option* AddDbOption(CLI::App* cmd, std::string* db, const std::string& description) {
+CLI::App* AddStoreOptions(CLI::App* cmd, std::string* store, const std::string& dir_description) {
   CLI::Validator expand(
       [](std::string& path) -> std::string {
         std::optional<std::string> expanded = ExpandHome(path);
@@ -53,7 +53,26 @@ CLI::Option* AddDbOption(CLI::App* cmd, std::string* db, const std::string& desc
         return "";
       },
       "DIR");
-  return cmd->add_option("--db", *db, description)->required()->transform(expand);
+  CLI::Validator url(
+      [](std::string& given) -> std::string {
+        if (!given.starts_with("postgresql://") && !given.starts_with("postgres://")) {
+          return "'" + Engine::ShownStore(given) +
+                 "' is not a store URL: give postgresql://USER@HOST[:PORT]/DATABASE (or --db DIR "
+                 "for the embedded store)";
+        }
+        if (given.ends_with("://")) return "'" + given + "' names no server or database";
+        return "";
+      },
+      "URL");
+  CLI::App* group = cmd->add_option_group("store", "where the records live");
+  group->add_option("--db", *store, dir_description)->transform(expand);
+  group
+      ->add_option("--store", *store,
+                   "a PostgreSQL store: postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?...] "
+                   "(libpq's URL; its tables are created on first use)")
+      ->check(url);
+  group->require_option(1);
+  return group;
 }
 
 StatusOr<std::unique_ptr<Engine>> OpenStore(const std::string& db, std::string_view command) {

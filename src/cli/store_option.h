@@ -1,7 +1,8 @@
 // The store a command works on: the `--db DIR` option (a leading `~` is
 // expanded here, since agent hosts start engram from a JSON configuration
-// with no shell to do it) and opening it as the named command, so that a
-// second opener is told who holds the store.
+// with no shell to do it) or the `--store URL` option (a PostgreSQL store),
+// and opening it as the named command, so that a second opener is told who
+// holds the store.
 #ifndef ENGRAM_CLI_STORE_OPTION_H_
 #define ENGRAM_CLI_STORE_OPTION_H_
 
@@ -21,9 +22,13 @@ namespace engram::cli {
 // path unchanged. nullopt when the home directory cannot be found.
 std::optional<std::string> ExpandHome(std::string_view path);
 
-// Adds the required `--db` option to `cmd`, expanding `~` as it is parsed
-// (an unknown home directory is a usage error naming the option).
-CLI::Option* AddDbOption(CLI::App* cmd, std::string* db, const std::string& description);
+// Adds the store options to `cmd`, exactly one of them required: `--db DIR`
+// (the embedded SQLite store, `~` expanded as it is parsed: an unknown home
+// directory is a usage error naming the option) or `--store URL` (a
+// PostgreSQL store, postgresql://… or postgres://…; anything else is a usage
+// error naming the option). Either lands in `*store`, which Engine::Open
+// takes. Returns the options' group (a caller may relax the requirement).
+CLI::App* AddStoreOptions(CLI::App* cmd, std::string* store, const std::string& dir_description);
 
 // Engine::Open(db) for `command` ("engram ingest").
 StatusOr<std::unique_ptr<Engine>> OpenStore(const std::string& db, std::string_view command);

@@ -496,7 +496,11 @@ void Collection::RemoveOne(std::uint32_t doc) {
 std::size_t Collection::LinkPending(std::size_t max, std::size_t threads) {
   std::unique_lock<std::shared_mutex> lock(mutex_);
   if (!vectors_ || vectors_->pending() == 0) return 0;
-  return vectors_->LinkPending(max, threads);
+  const std::size_t linked = vectors_->LinkPending(max, threads);
+  // The graph differs from the stored image: the next checkpoint stores it,
+  // or every open would stage and link these records again.
+  dirty_.fetch_add(linked);
+  return linked;
 }
 
 std::size_t Collection::pending() const {

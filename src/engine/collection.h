@@ -273,7 +273,8 @@ class Collection {
   std::size_t pending() const;
   std::optional<engine::Capture> Capture() const;
   void MarkStored(const engine::Capture& capture) { dirty_.fetch_sub(capture.changes); }
-  // Records changed since the last stored capture, and whether a writer is
+  // Records changed (or linked: the graph changed) since the last stored
+  // capture, and whether a writer is
   // waiting or wrote within `pause_ns` (background work then waits).
   std::uint64_t dirty() const { return dirty_.load(); }
   std::size_t size() const { return Read().size(); }

@@ -2,6 +2,7 @@
 // store (with its lock and background maintenance), closing it, creating,
 // dropping and listing collections, checkpoints. Writes are in writes.cc,
 // reads in reads.cc, loading a collection in recovery.cc.
+#include <algorithm>
 #include <chrono>
 #include <utility>
 
@@ -111,8 +112,14 @@ StatusOr<std::unique_ptr<Engine>> Engine::Open(const std::string& dir, const Opt
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   if (impl->options.threads == 0) impl->options.threads = 1;
-  ASSIGN_OR_RETURN(impl->store_lock, storage::StoreLock::Acquire(dir, options.holder));
-  ASSIGN_OR_RETURN(impl->store, storage::OpenSqliteStoreWithVfs(dir, options.sqlite_vfs));
+  if (storage::IsPostgresUrl(dir)) {
+    storage::PostgresOptions postgres;
+    postgres.owner = options.holder;  // one owner, as a directory's LOCK gives
+    ASSIGN_OR_RETURN(impl->store, storage::OpenPostgresStore(dir, postgres));
+  } else {
+    ASSIGN_OR_RETURN(impl->store_lock, storage::StoreLock::Acquire(dir, options.holder));
+    ASSIGN_OR_RETURN(impl->store, storage::OpenSqliteStoreWithVfs(dir, options.sqlite_vfs));
+  }
   ASSIGN_OR_RETURN(std::vector<storage::CollectionRow> rows, impl->store->ListCollections());
   for (const storage::CollectionRow& row : rows) {
     StatusOr<std::shared_ptr<Collection>> loaded = impl->Load(row);
@@ -138,11 +145,34 @@ StatusOr<std::unique_ptr<Engine>> Engine::Open(const std::string& dir, const Opt
   return std::unique_ptr<Engine>(new Engine(std::move(impl)));
 }
 
+std::string Engine::ShownStore(const std::string& store) {
+  const std::size_t scheme = store.find("://");
+  if (scheme == std::string::npos) return store;
+  std::string shown = store;
+  // A password= parameter, up to the next '&'.
+  for (std::size_t p = shown.find("password=", scheme); p != std::string::npos;
+       p = shown.find("password=", p + 1)) {
+    const std::size_t from = p + 9;
+    const std::size_t to = std::min(shown.find('&', from), shown.size());
+    shown.replace(from, to - from, "****");
+  }
+  // postgresql://user:password@host: between the first ':' after the scheme
+  // and the '@' that ends the authority.
+  const std::size_t start = scheme + 3;
+  const std::size_t end = std::min(shown.find_first_of("/?", start), shown.size());
+  const std::size_t at = shown.rfind('@', end);
+  if (at == std::string::npos || at < start) return shown;
+  const std::size_t colon = shown.find(':', start);
+  if (colon == std::string::npos || colon > at) return shown;
+  return shown.substr(0, colon + 1) + "****" + shown.substr(at);
+}
+
 const Engine::RecoveryReport& Engine::recovery() const {
   return impl_->recovery;
 }
 
 Status Engine::Advertise(std::string_view url) {
+  if (impl_->store_lock == nullptr) return Status::Ok();  // a PostgreSQL store has no LOCK file
   return impl_->store_lock->Advertise(url);
 }
 

@@ -126,6 +126,28 @@ class Store {
 // created too. The database runs in WAL mode with synchronous=FULL.
 StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& dir);
 
+// Whether `location` names a PostgreSQL store (postgresql:// or postgres://)
+// rather than a SQLite store directory.
+bool IsPostgresUrl(std::string_view location);
+
+struct PostgresOptions {
+  // When set, the store has one owner, as a SQLite store directory has
+  // through its lock file: a session advisory lock taken on open and held by
+  // the store's connection (taken again after a reconnect), under this name
+  // (the session's application_name), which a second owner is told.
+  std::optional<std::string> owner;
+};
+
+// Opens the PostgreSQL store in the database that `conninfo` (a libpq
+// connection string or a postgresql:// URL) names, creating or migrating its
+// tables (engram_*) first. InvalidArgument for a malformed `conninfo`,
+// IoError when the server cannot be reached, FailedPrecondition when the
+// database holds a newer engram schema or, with an owner, another owner holds
+// the store. Commits are durable as the server makes them (synchronous_commit
+// is raised to `on` for the session if lower).
+StatusOr<std::unique_ptr<Store>> OpenPostgresStore(const std::string& conninfo,
+                                                   const PostgresOptions& options = {});
+
 }  // namespace engram::storage
 
 #endif  // ENGRAM_STORAGE_STORE_H_

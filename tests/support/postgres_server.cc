@@ -59,8 +59,8 @@ std::unique_ptr<PostgresServer> PostgresServer::Start(std::string* error) {
     as_user = "runuser -u " + server->user_ + " -- ";
   }
   const std::string data = server->dir_ + "/data", log = server->dir_ + "/server.log";
-  if (Run(as_user + server->bindir_ + "/initdb -D " + data +
-          " -U engram --auth=trust --no-sync -E UTF8 --locale=C.UTF-8 > " + server->dir_ +
+  if (Run(as_user + server->bindir_ + "/initdb -D " + data + " -U " + std::string(kUser) +
+          " --auth=trust --no-sync -E UTF8 --locale=C.UTF-8 > " + server->dir_ +
           "/initdb.log 2>&1") != 0) {
     *error = "initdb failed: " + ReadFile(server->dir_ + "/initdb.log");
     return nullptr;
@@ -73,7 +73,7 @@ std::unique_ptr<PostgresServer> PostgresServer::Start(std::string* error) {
     return nullptr;
   }
   server->started_ = true;
-  server->conninfo_ = "host=" + server->dir_ + " dbname=postgres user=engram";
+  server->conninfo_ = "host=" + server->dir_ + " dbname=postgres user=" + kUser;
   return server;
 }
 

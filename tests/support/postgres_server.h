@@ -22,6 +22,10 @@ class PostgresServer {
 
   // A libpq connection string for the server's `postgres` database.
   const std::string& conninfo() const { return conninfo_; }
+  // The directory of the server's Unix socket (its host in a connection
+  // string), and the user to connect as.
+  const std::string& socket_dir() const { return dir_; }
+  static constexpr const char* kUser = "engram";
 
  private:
   PostgresServer() = default;

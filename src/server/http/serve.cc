@@ -125,7 +125,7 @@ int Serve(const ServeOptions& options, std::ostream& log) {
   sigset_t previous;
   pthread_sigmask(SIG_BLOCK, &signals, &previous);
 
-  log << "engram serve: opening the store " << options.db << std::endl;
+  log << "engram serve: opening the store " << Engine::ShownStore(options.db) << std::endl;
   Engine::Options engine_options;
   engine_options.holder = "engram serve";
   StatusOr<std::unique_ptr<Engine>> engine = Engine::Open(options.db, engine_options);
@@ -136,7 +136,7 @@ int Serve(const ServeOptions& options, std::ostream& log) {
   }
   const std::vector<CollectionInfo> collections = (*engine)->ListCollections();
   const Engine::RecoveryReport& recovery = (*engine)->recovery();
-  log << "store " << options.db << ": " << collections.size()
+  log << "store " << Engine::ShownStore(options.db) << ": " << collections.size()
       << (collections.size() == 1 ? " collection" : " collections") << ", opened in "
       << recovery.seconds << " s (" << recovery.records << " records read, " << recovery.replayed
       << " indexed again since the last checkpoint)" << std::endl;
@@ -213,7 +213,7 @@ int Serve(const ServeOptions& options, std::ostream& log) {
     }
   }
   engine->reset();  // writes index snapshots and closes the store
-  log << "engram serve: store " << options.db << " closed" << std::endl;
+  log << "engram serve: store " << Engine::ShownStore(options.db) << " closed" << std::endl;
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   return code;
 }

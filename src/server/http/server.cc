@@ -15,7 +15,6 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/strand.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
@@ -25,6 +24,7 @@
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
+#include <unistd.h>
 
 namespace engram::server::http {
 namespace {
@@ -44,6 +44,41 @@ constexpr std::size_t kReadChunk = 4096;
 
 class Connection;
 
+// One I/O thread and what it runs: its own io_context (a single thread, so
+// a connection's handlers never move between threads and no hand-off wakes
+// another thread), and how many connections it owns.
+struct Loop {
+  // The connections it owns, times two, plus one while its thread runs an
+  // engine request: one word, so that a connection is never given to a loop
+  // whose thread has just started a request of its only connection.
+  std::atomic<std::size_t> state{0};
+  std::size_t connections() const { return state.load() / 2; }
+  bool busy() const { return state.load() % 2 == 1; }
+  // Takes a new connection unless the thread is running a request.
+  bool TryAdopt() {
+    std::size_t s = state.load();
+    do {
+      if (s % 2 == 1) return false;
+    } while (!state.compare_exchange_weak(s, s + 2));
+    return true;
+  }
+  void Release() { state -= 2; }
+  // Marks the thread busy when it owns just the one connection asking.
+  bool TryRunAlone() {
+    std::size_t alone = 2;
+    return state.compare_exchange_strong(alone, 3);
+  }
+  void DoneRunning() { state -= 1; }
+
+  std::thread thread;
+  // Keeps the thread running while no socket operation is pending (a request
+  // on a worker posts its reply back). Reset by Stop().
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> keep_running;
+  // Destroyed first: the handlers it still holds end their connections,
+  // which count themselves out of `state`.
+  asio::io_context io{1};
+};
+
 // What every connection shares: the options, the Api, the worker pool, the
 // counters and the registry Stop() walks.
 struct Shared {
@@ -61,16 +96,21 @@ struct Shared {
     } while (!body_bytes.compare_exchange_weak(used, used + bytes));
     return true;
   }
-  // Engine requests running on an I/O thread (TryInline); at most
-  // io_threads - 1, so that one I/O thread is always free to accept, read,
-  // write and refuse.
-  std::atomic<std::size_t> running_inline{0};
-  bool TryInline() {
-    std::size_t running = running_inline.load();
+  // Loops running an engine request (Loop::TryRunAlone); at most
+  // io_threads - 1, so that one loop always takes new connections.
+  std::atomic<std::size_t> running_alone{0};
+  bool TryRunAlone(Loop& loop) {
+    std::size_t running = running_alone.load();
     do {
       if (running + 1 >= options.io_threads) return false;
-    } while (!running_inline.compare_exchange_weak(running, running + 1));
-    return true;
+    } while (!running_alone.compare_exchange_weak(running, running + 1));
+    if (loop.TryRunAlone()) return true;
+    --running_alone;
+    return false;
+  }
+  void DoneRunning(Loop& loop) {
+    loop.DoneRunning();
+    --running_alone;
   }
   std::atomic<bool> stopping{false};
   std::atomic<bool> abandon{false};  // the grace period is over: skip queued requests
@@ -81,12 +121,22 @@ struct Shared {
   std::size_t served = 0;                                           // guarded by mutex
   std::size_t refusing = 0;                                         // guarded by mutex
 
-  // Destroyed first: handlers it still holds (and their connections) go while
-  // the members above are alive.
-  asio::io_context io;
-  // Keeps the I/O threads running while no socket operation is pending (a
-  // request on a worker posts its reply back to them). Reset by Stop().
-  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> keep_running;
+  // Destroyed first: handlers they still hold (and their connections) go
+  // while the members above are alive.
+  std::vector<std::unique_ptr<Loop>> loops;
+
+  // Gives a new connection to the loop owning the fewest, of those not
+  // running a request (there is always one: TryRunAlone).
+  Loop& Adopt() {
+    for (;;) {
+      Loop* best = nullptr;
+      for (const auto& loop : loops) {
+        if (loop->busy()) continue;
+        if (!best || loop->connections() < best->connections()) best = loop.get();
+      }
+      if (best && best->TryAdopt()) return *best;
+    }
+  }
 
   // Every live connection (for Stop()).
   std::vector<std::shared_ptr<Connection>> Snapshot() {
@@ -99,19 +149,22 @@ struct Shared {
   }
 };
 
-// One client connection, driven on its own strand: wait for a request, read
-// and check its head, admit it, read its body, answer it (on a worker when
-// it calls the engine), then wait for the next one or close.
+// One client connection, driven on its loop's thread: wait for a request, read
+// and check its head, admit it, read its body, answer it (an engine request
+// on the loop's thread when this is its only connection, else on a worker),
+// then wait for the next one or close.
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
-  Connection(tcp::socket socket, Shared& shared, bool refused)
+  Connection(tcp::socket socket, Shared& shared, Loop& loop, bool refused)
       : stream_(std::move(socket)),
         shared_(shared),
+        loop_(loop),
         buffer_(shared.options.wire.max_head_bytes),
         refused_(refused) {}
 
   ~Connection() {
     ReleaseBody();
+    loop_.Release();
     std::lock_guard<std::mutex> lock(shared_.mutex);
     shared_.live.erase(this);
     (refused_ ? shared_.refusing : shared_.served) -= 1;
@@ -304,13 +357,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
       --shared_.pending;
       return Send(shared_.api->Refuse(Overloaded(InFlightMessage())), After::kNext);
     }
-    // An I/O thread to spare runs the request itself and writes its reply:
-    // no hand-off (a hand-off to a worker and back cost six context
-    // switches per search at 1 connection, bench/RESULTS.md). Otherwise a
-    // worker runs it and posts the reply back.
-    if (shared_.TryInline()) {
+    // The only connection of its I/O thread runs the request there and
+    // writes its reply: no hand-off (a hand-off to a worker and back cost
+    // six context switches per search at 1 connection, bench/RESULTS.md),
+    // and no other connection waits for it. Otherwise a worker runs it and
+    // posts the reply back, and the thread goes on serving the others.
+    if (shared_.TryRunAlone(loop_)) {
       HttpResponse response = HandleEngineRequest(request);
-      --shared_.running_inline;
+      shared_.DoneRunning(loop_);
       return Send(std::move(response), After::kNext);
     }
     asio::post(*shared_.workers, [self = shared_from_this(), request = std::move(request)] {
@@ -397,6 +451,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   beast::tcp_stream stream_;
   Shared& shared_;
+  Loop& loop_;                 // the I/O thread that runs every handler of this connection
   beast::flat_buffer buffer_;  // at most a head's worth: bodies go to the parser
   const bool refused_;         // over the connection cap: answered 503 and closed
   Phase phase_ = Phase::kIdle;
@@ -419,32 +474,34 @@ std::size_t DefaultWorkers() {
 
 struct Server::Impl {
   Shared shared;
-  tcp::acceptor acceptor{asio::make_strand(shared.io)};
-  asio::steady_timer backoff{acceptor.get_executor()};
-  std::vector<std::thread> io_threads;
+  // Accepting has a thread of its own: no request running on an I/O thread
+  // delays a connect.
+  asio::io_context accept_io{1};
+  tcp::acceptor acceptor{accept_io};
+  asio::steady_timer backoff{accept_io};
+  std::thread accept_thread;
   bool started = false;
   bool stopped = false;
 
   void Accept() {
-    acceptor.async_accept(asio::make_strand(shared.io),
-                          [this](beast::error_code ec, tcp::socket socket) {
-                            if (!acceptor.is_open()) return;
-                            if (ec) {
-                              // Out of descriptors or memory: accepting at once would spin.
-                              backoff.expires_after(std::chrono::milliseconds(50));
-                              backoff.async_wait([this](beast::error_code) { Accept(); });
-                              return;
-                            }
-                            OnAccept(std::move(socket));
-                            Accept();
-                          });
+    acceptor.async_accept(accept_io, [this](beast::error_code ec, tcp::socket socket) {
+      if (!acceptor.is_open()) return;
+      if (ec) {
+        // Out of descriptors or memory: accepting at once would spin.
+        backoff.expires_after(std::chrono::milliseconds(50));
+        backoff.async_wait([this](beast::error_code) { Accept(); });
+        return;
+      }
+      OnAccept(std::move(socket));
+      Accept();
+    });
   }
 
-  void OnAccept(tcp::socket socket) {
+  void OnAccept(tcp::socket accepted) {
     beast::error_code ignored;
     // Replies are written in pieces; without TCP_NODELAY the last one waits
     // for the client's delayed ACK (40 ms a request, bench/RESULTS.md).
-    socket.set_option(tcp::no_delay(true), ignored);
+    accepted.set_option(tcp::no_delay(true), ignored);
     std::shared_ptr<Connection> connection;
     {
       std::lock_guard<std::mutex> lock(shared.mutex);
@@ -452,7 +509,19 @@ struct Server::Impl {
       const bool refused = shared.served >= cap;
       // Refusals are capped too: past that the socket just closes.
       if (refused && shared.refusing >= std::max<std::size_t>(cap / 8, 16)) return;
-      connection = std::make_shared<Connection>(std::move(socket), shared, refused);
+      // The connection moves to the thread of the loop that adopts it.
+      Loop& loop = shared.Adopt();
+      tcp::socket socket(loop.io);
+      beast::error_code ec;
+      const tcp::endpoint local = accepted.local_endpoint(ec);
+      const tcp::socket::native_handle_type fd = ec ? -1 : accepted.release(ec);
+      if (!ec) socket.assign(local.protocol(), fd, ec);
+      if (ec) {
+        if (fd >= 0 && !socket.is_open()) ::close(fd);
+        loop.Release();
+        return;
+      }
+      connection = std::make_shared<Connection>(std::move(socket), shared, loop, refused);
       shared.live.emplace(connection.get(), connection);
       ++(refused ? shared.refusing : shared.served);
       if (!refused) ++shared.api->metrics().connections();
@@ -466,6 +535,9 @@ Server::Server(Api* api, ServerOptions options) : impl_(new Impl{}) {
   options.io_threads = std::max<std::size_t>(options.io_threads, 1);
   options.workers = std::max<std::size_t>(options.workers, 1);
   impl_->shared.options = options;
+  for (std::size_t i = 0; i < options.io_threads; ++i) {
+    impl_->shared.loops.push_back(std::make_unique<Loop>());
+  }
 }
 
 Server::~Server() {
@@ -475,7 +547,7 @@ Server::~Server() {
 StatusOr<int> Server::Bind(const std::string& host, int port) {
   const std::string where = host + ":" + std::to_string(port);
   beast::error_code ec;
-  tcp::resolver resolver(impl_->shared.io);
+  tcp::resolver resolver(impl_->accept_io);
   const auto found = resolver.resolve(host, std::to_string(port),
                                       tcp::resolver::numeric_service | tcp::resolver::passive, ec);
   if (ec || found.empty())
@@ -501,11 +573,12 @@ void Server::Start() {
   if (impl.started || !impl.acceptor.is_open()) return;
   impl.started = true;
   impl.shared.workers.emplace(impl.shared.options.workers);
-  impl.shared.keep_running.emplace(impl.shared.io.get_executor());
-  asio::post(impl.acceptor.get_executor(), [&impl] { impl.Accept(); });
-  for (std::size_t i = 0; i < impl.shared.options.io_threads; ++i) {
-    impl.io_threads.emplace_back([&impl] { impl.shared.io.run(); });
+  for (const auto& loop : impl.shared.loops) {
+    loop->keep_running.emplace(loop->io.get_executor());
+    loop->thread = std::thread([&io = loop->io] { io.run(); });
   }
+  asio::post(impl.accept_io, [&impl] { impl.Accept(); });
+  impl.accept_thread = std::thread([&impl] { impl.accept_io.run(); });
 }
 
 Server::StopReport Server::Stop() {
@@ -515,11 +588,12 @@ Server::StopReport Server::Stop() {
   impl.stopped = true;
   Shared& shared = impl.shared;
   shared.stopping = true;
-  asio::post(impl.acceptor.get_executor(), [&impl] {
+  asio::post(impl.accept_io, [&impl] {
     beast::error_code ignored;
     impl.acceptor.close(ignored);
     impl.backoff.cancel();
   });
+  impl.accept_thread.join();  // nothing keeps it running once the acceptor closed
   // A connection registered after this snapshot sees `stopping` and closes.
   for (const auto& connection : shared.Snapshot()) connection->OnStop();
   const auto deadline = std::chrono::steady_clock::now() + shared.options.shutdown_grace;
@@ -535,9 +609,11 @@ Server::StopReport Server::Stop() {
     std::unique_lock<std::mutex> lock(shared.mutex);
     shared.changed.wait(lock, [&] { return shared.live.empty(); });
   }
-  shared.keep_running.reset();
-  shared.io.stop();
-  for (std::thread& t : impl.io_threads) t.join();
+  for (const auto& loop : shared.loops) {
+    loop->keep_running.reset();
+    loop->io.stop();
+  }
+  for (const auto& loop : shared.loops) loop->thread.join();
   shared.workers->join();
   return report;
 }

@@ -1,7 +1,9 @@
 // Putting the Api on a socket: an event-driven HTTP/1.1 server (Boost.Beast
-// on Asio). A few I/O threads own every connection; an engine request runs
-// on the I/O thread that read it while another I/O thread is free for the
-// rest (no hand-off), and otherwise on a bounded pool of worker threads. Every
+// on Asio). A thread accepts; a few I/O threads, each with its own event
+// loop, own the connections (a new one goes to the thread owning fewest); an
+// engine request runs on the I/O thread that read it when that thread owns
+// no other connection (no hand-off), and otherwise on a bounded pool of
+// worker threads. Every
 // connection is bounded before any work (head bytes and fields, target
 // length, body bytes, an idle deadline, a whole-request deadline, a write
 // deadline; docs/security.md), open connections are capped, and Stop()
@@ -25,8 +27,9 @@ namespace engram::server::http {
 std::size_t DefaultWorkers();
 
 struct ServerOptions {
-  // Threads that accept, read and write; all but one may also run an engine
-  // request each (the rest go to the workers).
+  // Threads that read and write the connections, each owning its share; one
+  // owning a single connection also runs that connection's engine requests
+  // (the rest go to the workers). Accepting has a thread of its own.
   std::size_t io_threads = 2;
   std::size_t workers = DefaultWorkers();  // threads that run engine requests
   // Engine requests accepted and not yet answered (queued for a worker or

@@ -48,7 +48,7 @@ int RunStdioServer(const std::string& db, const McpOptions& mcp_options, std::is
   Principal principal;
   principal.agent = "local";
   principal.admin = true;
-  log << "engram mcp: serving " << db << " on stdio\n";
+  log << "engram mcp: serving " << Engine::ShownStore(db) << " on stdio\n";
   const std::size_t messages = ServeStdio(server, principal, in, out, log);
   log << "engram mcp: end of input after " << messages << " message(s); closing the store\n";
   return 0;

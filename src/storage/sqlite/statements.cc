@@ -82,21 +82,4 @@ std::string_view ColumnBytes(sqlite3_stmt* s, int column) {
   return {static_cast<const char*>(p), static_cast<std::size_t>(n)};
 }
 
-std::string Printable(std::string_view bytes) {
-  constexpr std::size_t kMax = 80;
-  std::string out;
-  for (unsigned char c : bytes) {
-    if (out.size() >= kMax) {
-      out += "...";
-      break;
-    }
-    if (c >= 0x20 && c < 0x7f && c != '\\') {
-      out += static_cast<char>(c);
-    } else {
-      out += fmt::format("\\x{:02x}", c);
-    }
-  }
-  return out;
-}
-
 }  // namespace engram::storage

@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 
 #include "engram/status.h"
+#include "storage/printable.h"
 
 namespace engram::storage {
 
@@ -73,10 +74,6 @@ void BindText(sqlite3_stmt* s, int index, std::string_view text);
 // A column's bytes (blob or text), valid until the statement steps or resets;
 // NULL reads as empty.
 std::string_view ColumnBytes(sqlite3_stmt* s, int column);
-
-// `bytes` for an error message: printable ASCII kept, the rest escaped as
-// \xNN, cut at 80 characters.
-std::string Printable(std::string_view bytes);
 
 }  // namespace engram::storage
 
