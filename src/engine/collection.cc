@@ -180,9 +180,7 @@ Checked<PreparedRecord> Collection::Prepare(std::string_view json_text) const {
   return out;
 }
 
-StatusOr<PreparedRecord> Collection::Reload(std::string_view body,
-                                            std::string_view vector_bytes) const {
-  std::string text(body);
+StatusOr<PreparedRecord> Collection::Reload(std::string text, std::string_view vector_bytes) const {
   if (spec_.vector_dim > 0 && !vector_bytes.empty()) {
     if (vector_bytes.size() != spec_.vector_dim * sizeof(float)) {
       return Status::Corruption("stored vector has " + std::to_string(vector_bytes.size()) +
@@ -406,6 +404,20 @@ Status Collection::Load(std::uint64_t seq, const std::vector<std::uint32_t>& doc
   }
   // Vectors are staged: opening costs reading, and the background links them.
   return Put(docs, std::move(records), threads, /*stage=*/true, {});
+}
+
+void Collection::Reserve(std::size_t records, std::uint32_t doc_limit) {
+  docs_.reserve(records);
+  ids_.reserve(doc_limit);
+  bodies_.reserve(doc_limit);
+  if (owner_slot_) {
+    keys_.reserve(doc_limit);
+    by_id_.reserve(records);
+  }
+  if (spec_.dedup.mode == DedupMode::kExact) {
+    content_hashes_.reserve(doc_limit);
+    by_content_.reserve(records);
+  }
 }
 
 Status Collection::Put(const std::vector<std::uint32_t>& docs, std::vector<PreparedRecord> records,

@@ -160,7 +160,7 @@ class Collection {
   Status CheckVector(const std::vector<float>& vector) const;
   // The same for a body read back from the store (vector given apart), its
   // version member taken into the version slots.
-  StatusOr<PreparedRecord> Reload(std::string_view body, std::string_view vector_bytes) const;
+  StatusOr<PreparedRecord> Reload(std::string body, std::string_view vector_bytes) const;
   // The body the store keeps for `r`: its body with its version (version.h).
   std::string StoredBodyOf(const PreparedRecord& r) const;
 
@@ -260,6 +260,9 @@ class Collection {
   std::optional<vector::VectorIndex>& vector_index_for_load() { return vectors_; }
   Status Load(std::uint64_t seq, const std::vector<std::uint32_t>& docs,
               std::vector<PreparedRecord> records, std::size_t threads);
+  // Makes room for `records` records numbered below `doc_limit`, so that
+  // loading them does not grow the maps step by step.
+  void Reserve(std::size_t records, std::uint32_t doc_limit);
   const roaring::Roaring& live_for_load() const { return metadata_.live(); }
 
   // Background work. LinkPending links up to `max` staged vectors under the

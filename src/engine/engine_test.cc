@@ -572,6 +572,43 @@ TEST_F(EngineTest, CraftedRecordNumbersAreRenumberedNotTrusted) {
   }
 }
 
+// Reopening checks the stored records on several threads: the collection
+// answers as before, and a damaged record in any part fails the open.
+TEST_F(EngineTest, ReopenChecksRecordsOnSeveralThreads) {
+  std::mt19937 rng(19);
+  std::vector<std::string> records;
+  for (int i = 0; i < 2000; ++i) records.push_back(Record(i, rng));
+  std::vector<std::string> expected;
+  {
+    auto e = Open();
+    ASSERT_TRUE(e->CreateCollection(Spec()).ok());
+    ASSERT_TRUE(Ingest(*e, records).ok());
+    expected = Probe(*e);
+  }
+  Engine::Options options;
+  options.threads = 4;
+  {
+    StatusOr<std::unique_ptr<Engine>> e = Engine::Open(dir_.string(), options);
+    ASSERT_TRUE(e.ok()) << e.status().message();
+    EXPECT_EQ(Probe(**e), expected);
+    EXPECT_EQ(ListedIds(**e).size(), 2000u);
+    EXPECT_EQ((*e)->recovery().records, 2000u);
+  }
+  {
+    StatusOr<std::unique_ptr<storage::Store>> store = storage::OpenSqliteStore(dir_.string());
+    ASSERT_TRUE(store.ok());
+    StatusOr<std::optional<storage::Store::Found>> found = (*store)->GetRecord("lore", "r1990");
+    ASSERT_TRUE(found.ok() && found->has_value());
+    storage::WriteBatch batch;
+    batch.puts.push_back({"r1990", (*found)->doc, "[1,2]", (*found)->vector});
+    ASSERT_TRUE((*store)->Apply("lore", batch).ok());
+  }
+  StatusOr<std::unique_ptr<Engine>> damaged = Engine::Open(dir_.string(), options);
+  ASSERT_FALSE(damaged.ok());
+  EXPECT_EQ(damaged.status().code(), StatusCode::kCorruption);
+  EXPECT_EQ(damaged.status().message(), "collection 'lore': stored record is not a JSON object");
+}
+
 // Checkpoints happen in the background, by records written and by time, so
 // that a crash replays only what came after the last one.
 TEST_F(EngineTest, CheckpointsRunInTheBackground) {

@@ -29,6 +29,7 @@ namespace {
 
 constexpr std::size_t kChunk = 4096;        // records indexed (or renumbered) per step
 constexpr std::uint64_t kDocSlack = 65536;  // record numbers allowed past 2x the records
+constexpr std::size_t kParsePart = 512;     // the fewest records a parsing thread takes
 
 struct SnapshotUse {
   bool loaded = false;
@@ -58,24 +59,72 @@ SnapshotUse Install(const Collection& c, const std::optional<storage::Snapshot>&
 }
 
 struct StoredRecord {
-  std::uint32_t doc;
-  std::uint64_t seq;
+  std::uint32_t doc = 0;
+  std::uint64_t seq = 0;
   PreparedRecord record;
   std::string stale_key;  // the key it is stored under when that is not record.key
 };
 
+// A record as the store gave it, not yet checked.
+struct StoredRow {
+  std::uint32_t doc = 0;
+  std::uint64_t seq = 0;
+  std::string id;
+  std::string body;
+  std::string vector;
+};
+
+// Every record of the collection as stored; vectors of those written after
+// `vectors_after` only.
+Status ScanRows(storage::Store& store, const Collection& c, std::uint64_t vectors_after,
+                std::vector<StoredRow>* out) {
+  return store.ScanRecords(
+      c.spec().name, vectors_after, [&](const storage::RecordRow& r) -> Status {
+        out->push_back(
+            {r.doc, r.seq, std::string(r.id), std::string(r.body), std::string(r.vector)});
+        return Status::Ok();
+      });
+}
+
+// Checks the rows (Collection::Reload) and appends them to `out` in order,
+// on up to `threads` threads, each parsing a run of rows into its place.
+Status ParseRows(const Collection& c, std::vector<StoredRow> rows, std::size_t threads,
+                 std::vector<StoredRecord>* out) {
+  const std::size_t n = rows.size();
+  const std::size_t base = out->size();
+  out->resize(base + n);
+  auto parse = [&](std::size_t first, std::size_t last) -> Status {
+    for (std::size_t i = first; i < last; ++i) {
+      StoredRow& r = rows[i];
+      ASSIGN_OR_RETURN(PreparedRecord p, c.Reload(std::move(r.body), r.vector));
+      std::string stale;
+      if (r.id != p.key) stale = std::move(r.id);
+      (*out)[base + i] = StoredRecord{r.doc, r.seq, std::move(p), std::move(stale)};
+      r = StoredRow{};  // its bytes are in the record now, or not needed
+    }
+    return Status::Ok();
+  };
+  const std::size_t parts =
+      std::clamp<std::size_t>(n / kParsePart, 1, std::max<std::size_t>(threads, 1));
+  std::vector<std::future<Status>> others;
+  for (std::size_t t = 1; t < parts; ++t) {
+    others.push_back(std::async(std::launch::async, parse, n * t / parts, n * (t + 1) / parts));
+  }
+  Status status = parse(0, n / parts);
+  for (std::future<Status>& other : others) {
+    Status s = other.get();
+    if (status.ok()) status = std::move(s);
+  }
+  return status;
+}
+
 // Every record of the collection, checked; vectors of those written after
 // `vectors_after` only.
 Status ReadRecords(storage::Store& store, const Collection& c, std::uint64_t vectors_after,
-                   std::vector<StoredRecord>* out) {
-  return store.ScanRecords(c.spec().name, vectors_after,
-                           [&](const storage::RecordRow& r) -> Status {
-                             ASSIGN_OR_RETURN(PreparedRecord p, c.Reload(r.body, r.vector));
-                             std::string stale;
-                             if (r.id != p.key) stale = r.id;
-                             out->push_back({r.doc, r.seq, std::move(p), std::move(stale)});
-                             return Status::Ok();
-                           });
+                   std::size_t threads, std::vector<StoredRecord>* out) {
+  std::vector<StoredRow> rows;
+  RETURN_IF_ERROR(ScanRows(store, c, vectors_after, &rows));
+  return ParseRows(c, std::move(rows), threads, out);
 }
 
 // Indexes `records`, all of the collection's records as of the store's
@@ -85,6 +134,7 @@ Status ReadRecords(storage::Store& store, const Collection& c, std::uint64_t vec
 Status Replay(Collection& c, std::uint64_t store_seq, std::vector<StoredRecord> records,
               std::optional<std::uint64_t> text_seq, std::optional<std::uint64_t> vector_seq,
               std::size_t threads, std::size_t* replayed) {
+  c.Reserve(records.size(), records.empty() ? 0 : records.back().doc + 1);
   std::vector<std::uint32_t> docs;
   std::vector<PreparedRecord> chunk;
   for (std::size_t i = 0; i < records.size(); ++i) {
@@ -109,10 +159,22 @@ Status Replay(Collection& c, std::uint64_t store_seq, std::vector<StoredRecord> 
 
 // Whether the record numbers are dense enough to size the in-memory state
 // by the largest: at most twice the records, plus slack for small stores.
-bool DenseEnough(const std::vector<StoredRecord>& records) {
+// Scans are in record-number order: the last has the largest.
+template <typename Stored>
+bool DenseEnough(const std::vector<Stored>& records) {
   if (records.empty()) return true;
-  const std::uint64_t largest = records.back().doc;  // scans are in record-number order
+  const std::uint64_t largest = records.back().doc;
   return largest < 2 * static_cast<std::uint64_t>(records.size()) + kDocSlack;
+}
+
+// The text index in `snapshot` for records numbered below `doc_limit`, or
+// nullopt when it does not load.
+std::optional<text::TextIndex> LoadText(const std::optional<storage::Snapshot>& snapshot,
+                                        std::uint32_t doc_limit) {
+  if (!snapshot) return std::nullopt;
+  StatusOr<text::TextIndex> loaded = text::TextIndex::Load(snapshot->bytes, doc_limit);
+  if (!loaded.ok()) return std::nullopt;
+  return std::move(loaded).value();
 }
 
 // Gives the records (in record-number order) the numbers 0, 1, 2, ... in
@@ -191,14 +253,26 @@ StatusOr<std::shared_ptr<Collection>> Engine::Impl::Load(const storage::Collecti
                    ReadSnapshot(*store, *c, "text", c->has_text(), last_seq));
   ASSIGN_OR_RETURN(std::optional<storage::Snapshot> vector_snapshot,
                    ReadSnapshot(*store, *c, "vector", c->has_vectors(), last_seq));
+  std::vector<StoredRow> rows;
+  RETURN_IF_ERROR(ScanRows(*store, *c, vector_snapshot ? vector_snapshot->seq : 0, &rows));
+  recovery.records += rows.size();
+  // The records keep their numbers unless they are too sparse (then they are
+  // renumbered below and the snapshots are not used): the text snapshot is
+  // decoded on a second thread while the records are checked and the vector
+  // snapshot decoded.
+  const bool dense = DenseEnough(rows);
+  std::future<std::optional<text::TextIndex>> text_index;
+  if (dense && text_snapshot) {
+    const std::uint32_t limit = rows.empty() ? 0 : rows.back().doc + 1;
+    text_index = std::async(std::launch::async, LoadText, std::cref(text_snapshot), limit);
+  }
   std::vector<StoredRecord> records;
-  RETURN_IF_ERROR(ReadRecords(*store, *c, vector_snapshot ? vector_snapshot->seq : 0, &records));
-  recovery.records += records.size();
+  RETURN_IF_ERROR(ParseRows(*c, std::move(rows), options.threads, &records));
   ASSIGN_OR_RETURN(const bool rekeyed, Rekey(*store, row.name, &records));
   if (rekeyed) {
     ASSIGN_OR_RETURN(last_seq, store->LastSequence());
   }
-  if (!DenseEnough(records)) {
+  if (!dense) {
     ++recovery.renumbered;
     // Nothing sized by the numbers exists yet. Renumber, then rebuild the
     // indexes from the records: the snapshots name the old numbers.
@@ -207,22 +281,14 @@ StatusOr<std::shared_ptr<Collection>> Engine::Impl::Load(const storage::Collecti
     text_snapshot.reset();
     vector_snapshot.reset();
     records.clear();
-    RETURN_IF_ERROR(ReadRecords(*store, *c, 0, &records));
+    RETURN_IF_ERROR(ReadRecords(*store, *c, 0, options.threads, &records));
     if (!DenseEnough(records)) {
       return Status::Corruption("record numbers are still sparse after renumbering");
     }
   }
-  // Scans are in record-number order; DenseEnough keeps the last far from 2^32.
+  // DenseEnough keeps the last far from 2^32.
   const std::uint32_t doc_limit = records.empty() ? 0 : records.back().doc + 1;
 
-  // The text snapshot is decoded on a second thread while the vector one is.
-  std::future<std::optional<text::TextIndex>> text_index = std::async(
-      std::launch::async, [&text_snapshot, doc_limit]() -> std::optional<text::TextIndex> {
-        if (!text_snapshot) return std::nullopt;
-        StatusOr<text::TextIndex> loaded = text::TextIndex::Load(text_snapshot->bytes, doc_limit);
-        if (!loaded.ok()) return std::nullopt;
-        return std::move(loaded).value();
-      });
   std::optional<vector::VectorIndex> vector_index;
   if (vector_snapshot) {
     StatusOr<vector::VectorIndex> v = vector::VectorIndex::Load(vector_snapshot->bytes, doc_limit);
@@ -231,10 +297,11 @@ StatusOr<std::shared_ptr<Collection>> Engine::Impl::Load(const storage::Collecti
   const SnapshotUse vector_use =
       Install(*c, vector_snapshot, std::move(vector_index), c->vector_index_for_load());
   const SnapshotUse text_use =
-      Install(*c, text_snapshot, text_index.get(), c->text_index_for_load());
+      Install(*c, text_snapshot, text_index.valid() ? text_index.get() : std::nullopt,
+              c->text_index_for_load());
   if (vector_snapshot && !vector_use.loaded) {
     records.clear();  // the vector snapshot is not used: every record's vector is needed
-    RETURN_IF_ERROR(ReadRecords(*store, *c, 0, &records));
+    RETURN_IF_ERROR(ReadRecords(*store, *c, 0, options.threads, &records));
   }
   auto seq_of = [](const SnapshotUse& use) {
     return use.loaded ? std::optional<std::uint64_t>(use.seq) : std::nullopt;
@@ -267,7 +334,8 @@ StatusOr<std::shared_ptr<Collection>> Engine::Impl::Load(const storage::Collecti
     c = fresh;
     const bool keep_vectors = vector_use.loaded && !rebuild_vector;
     records.clear();
-    RETURN_IF_ERROR(ReadRecords(*store, *c, keep_vectors ? vector_use.seq : 0, &records));
+    RETURN_IF_ERROR(
+        ReadRecords(*store, *c, keep_vectors ? vector_use.seq : 0, options.threads, &records));
     recovery.rebuilt += rebuild_text + rebuild_vector;
     RETURN_IF_ERROR(Replay(*c, last_seq, std::move(records),
                            text_use.loaded && !rebuild_text ? seq_of(text_use) : std::nullopt,

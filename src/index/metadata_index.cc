@@ -1,6 +1,7 @@
 #include "index/metadata_index.h"
 
 #include <algorithm>
+#include <iterator>
 #include <utility>
 
 #include "filter/eval/evaluator.h"
@@ -51,6 +52,21 @@ MetadataIndex::MetadataIndex(std::shared_ptr<const Schema> schema)
   }
 }
 
+namespace {
+
+// The entry for `v`, added when absent. A value past every other (times and
+// counters as records are written and loaded in order) goes at the end
+// without a search.
+template <typename Map>
+std::pair<typename Map::iterator, bool> Place(Map& values, const Value& v) {
+  if (!values.empty() && values.key_comp()(std::prev(values.end())->first, v)) {
+    return {values.emplace_hint(values.end(), v, roaring::Roaring()), true};
+  }
+  return values.try_emplace(v);
+}
+
+}  // namespace
+
 void MetadataIndex::Put(std::uint32_t record, std::vector<Value> slots) {
   Remove(record);
   for (std::size_t s = 0; s < slots.size() && s < fields_.size(); ++s) {
@@ -63,7 +79,7 @@ void MetadataIndex::Put(std::uint32_t record, std::vector<Value> slots) {
       continue;
     }
     if (f.column) f.column->Set(record, v);
-    auto [it, added] = f.values.try_emplace(v);
+    auto [it, added] = Place(f.values, v);
     it->second.add(record);
     if (added && f.substrings && std::holds_alternative<std::string>(it->first)) {
       f.substrings->Add(std::get<std::string>(it->first), &it->second);
