@@ -140,6 +140,14 @@ cpu_ticks() {  # PID...: utime + stime, summed
   for p in "$@"; do sum=$((sum + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done
   echo "$sum"
 }
+# PostgreSQL's CPU: the postmaster (with its reaped children) and the live
+# backends it started.
+pg_cpu_ticks() {
+  local postmaster
+  postmaster=$(head -1 "$pg_dir/data/postmaster.pid")
+  awk -v pm="$postmaster" '$1 == pm {s += $14 + $15 + $16 + $17} $4 == pm {s += $14 + $15} END {print s}' \
+    /proc/[0-9]*/stat 2>/dev/null
+}
 last_seq() { psql_do "$1" "SELECT value FROM engram_meta WHERE key = 'last_seq'"; }
 create_and_ingest() {  # DATABASE FILE
   "$engram" collection create --store "$(pg_url "$1")" --name "$collection" \
@@ -174,7 +182,7 @@ results=$work/search.txt
 : >"$results"
 lua=$root/bench/server/search.lua
 search_round() {  # NODES -> appends one line to $results
-  local n=$1 per=$(( connections / $1 )) i cpu0 cpu1 wrk_pids=()
+  local n=$1 per=$(( connections / $1 )) i cpu0 cpu1 pg0 pg1 wrk_pids=()
   for i in $(seq 0 $((n - 1))); do  # warm-up
     wrk -t1 -c"$per" -d3s -s "$lua" "http://127.0.0.1:${ports[$i]}/v1/collections/$collection/search" \
       -- "$work/requests.jsonl" >/dev/null &
@@ -183,6 +191,7 @@ search_round() {  # NODES -> appends one line to $results
   for p in "${wrk_pids[@]}"; do wait "$p"; done
   wrk_pids=()
   cpu0=$(cpu_ticks "${pids[@]:0:n}")
+  pg0=$(pg_cpu_ticks)
   for i in $(seq 0 $((n - 1))); do
     /usr/bin/time -f 'WRKCPU %U %S' -o "$work/wrk-$n-$i.time" \
       wrk -t1 -c"$per" -d"${duration}s" --timeout 10s --latency -s "$lua" \
@@ -192,14 +201,15 @@ search_round() {  # NODES -> appends one line to $results
   done
   for p in "${wrk_pids[@]}"; do wait "$p"; done
   cpu1=$(cpu_ticks "${pids[@]:0:n}")
+  pg1=$(pg_cpu_ticks)
   cat "$work"/wrk-"$n"-*.txt | grep '^RESULT' | awk -v n="$n" -v c="$connections" \
-    -v cpu="$(( cpu1 - cpu0 ))" -v tck="$tck" -v load="$(cut -d' ' -f1 /proc/loadavg)" \
+    -v cpu="$(( cpu1 - cpu0 ))" -v pg="$(( pg1 - pg0 ))" -v tck="$tck" -v load="$(cut -d' ' -f1 /proc/loadavg)" \
     -v wcpu="$(cat "$work"/wrk-"$n"-*.time | awk '/^WRKCPU/ {s += $2 + $3} END {print s}')" '
     function f(line, key) { match(line, " " key "=[^ ]*"); return substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2) }
     { req += f($0, "requests"); sec = f($0, "seconds") > sec ? f($0, "seconds") : sec; qps += f($0, "requests") / f($0, "seconds")
       err += f($0, "status_errors") + f($0, "connect_errors") + f($0, "read_errors") + f($0, "timeouts")
       p50 = p50 (p50 ? " / " : "") sprintf("%.2f", f($0, "p50_us") / 1000); p99 = p99 (p99 ? " / " : "") sprintf("%.2f", f($0, "p99_us") / 1000) }
-    END { printf "| %d | %d | %.0f | %d | %.0f | %s | %s | %d | %.0f | %.0f | %s |\n", n, c, sec, req, qps, p50, p99, err, 1e6 * cpu / tck / req, 1e6 * wcpu / req, load }' \
+    END { printf "| %d | %d | %.0f | %d | %.0f | %s | %s | %d | %.0f | %.1f | %.0f | %s |\n", n, c, sec, req, qps, p50, p99, err, 1e6 * cpu / tck / req, 1e6 * pg / tck / req, 1e6 * wcpu / req, load }' \
     >>"$results"
 }
 if ! skipped search || ! skipped lag; then
@@ -222,8 +232,8 @@ if ! skipped search; then
   echo "Nodes, wrk and PostgreSQL share the machine's cores: QPS cannot grow with nodes here; CPU"
   echo "per request (the nodes' utime + stime over the run / requests) is what scales."
   echo
-  echo "| nodes | connections (all) | seconds | requests | QPS (sum) | p50 ms (per node) | p99 ms (per node) | errors | node CPU µs / request | wrk CPU µs / request | load avg after |"
-  echo "|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---:|"
+  echo "| nodes | connections (all) | seconds | requests | QPS (sum) | p50 ms (per node) | p99 ms (per node) | errors | node CPU µs / request | PostgreSQL CPU µs / request | wrk CPU µs / request | load avg after |"
+  echo "|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|"
   cat "$results"
 fi
 
