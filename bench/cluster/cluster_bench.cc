@@ -5,7 +5,8 @@
 //       DIR/schema.json: the memories' schema; DIR/records.jsonl: N synthetic agent memories
 //       (bench/common/memories.h, no vectors), ids m0..m<N-1>; DIR/requests.jsonl: Q text search
 //       bodies (two words of a stored record's text, k = 10), half of them with a vector_filter
-//       filter (two kinds, or one agent), for search.lua.
+//       filter (the kind in two kinds drawn independently, at times the same; or one agent),
+//       for search.lua.
 //   cluster_bench lag --write PORT --read PORT --collection C [--rate R]
 //                     [--seconds S] [--first I] [--seed S]
 //       One writer upserts one record at a time to the node on --write, on a

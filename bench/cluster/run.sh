@@ -93,17 +93,11 @@ pg_version=$(psql_do postgres "SHOW server_version")
 # ---- nodes ----
 node_ready_s="" node_applied_s=""
 start_node() {  # DATABASE NAME -> appends to pids/ports; waits until it listens
-  local log=$work/$2.log port=""
+  local log=$work/$2.log port
   : >"$log"
   "$engram" serve --store "$(pg_url "$1")" --listen 127.0.0.1:0 >"$log" 2>&1 &
   local pid=$!
-  for _ in $(seq 6000); do
-    port=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9][0-9]*\).*|\1|p' "$log" | head -1)
-    [[ -n $port ]] && break
-    kill -0 "$pid" 2>/dev/null || { echo "engram serve exited:" >&2; cat "$log" >&2; exit 1; }
-    sleep 0.01
-  done
-  [[ -n $port ]] || { echo "engram serve did not listen:" >&2; cat "$log" >&2; exit 1; }
+  port=$(bench_listening "$log" "$pid")
   pids+=("$pid")
   ports+=("$port")
 }
@@ -227,7 +221,7 @@ if ! skipped search; then
   echo "## Search QPS and CPU per request, 1-3 nodes on one PostgreSQL (loaded machine)"
   echo
   echo "$records memories (text + metadata, no vectors) in one collection; 2,000 text searches"
-  echo "(k = 10; a quarter filtered by two kinds, a quarter by one agent) sent by one"
+  echo "(k = 10; a quarter filtered by kind (two drawn, at times the same), a quarter by one agent) sent by one"
   echo "\`wrk -t1 -c$connections/N\` per node for $duration s after a 3 s warm-up, all nodes at once."
   echo "Nodes, wrk and PostgreSQL share the machine's cores: QPS cannot grow with nodes here; CPU"
   echo "per request (the nodes' utime + stime over the run / requests) is what scales."

@@ -128,14 +128,7 @@ cleanup() {
   kill -TERM "$server" 2>/dev/null || true
 }
 trap cleanup EXIT
-port=""
-for _ in $(seq 600); do
-  port=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9][0-9]*\).*|\1|p' "$log" | head -1)
-  [[ -n $port ]] && break
-  kill -0 "$server" 2>/dev/null || { echo "engram serve exited:" >&2; cat "$log" >&2; exit 1; }
-  sleep 0.1
-done
-[[ -n $port ]] || { echo "engram serve did not say where it listens:" >&2; cat "$log" >&2; exit 1; }
+port=$(bench_listening "$log" "$server")
 url=http://127.0.0.1:$port/v1/collections/debian/search
 echo "server: $engram serve --db $work/store --listen 127.0.0.1:0 ${SERVER_ARGS:-} (pid $server, port $port)" >&2
 
