@@ -155,5 +155,32 @@ TEST_F(SharedStoreTest, EnginesWritingOneCollectionAtOnceLoseNothing) {
             c->Get(crash::kCollection, "counter").value());
 }
 
+TEST_F(SharedStoreTest, AnEngineBehindTheTrimmedFeedLoadsTheStoreAfresh) {
+  auto a = OpenEngine(place_->location());
+  ASSERT_NE(a, nullptr);
+  ASSERT_TRUE(a->CreateCollection(crash::Spec()).ok());
+  ASSERT_TRUE(a->CreateCollection({"other", crash::Spec().schema, {{"text", 1.0}}, 0, "cosine",
+                                   "none", ""})
+                  .ok());
+  const std::vector<std::string> batch = crash::Batch(1);
+  ASSERT_TRUE(a->Upsert(crash::kCollection, Views(batch)).ok());
+  // Behind the engine's back, in one transaction: `crash` is dropped and
+  // the two changes before the drop are gone from the feed, as if trimmed.
+  ASSERT_EQ(place_->Admin("BEGIN; "
+                          "UPDATE engram_meta SET value = value + 3 WHERE key = 'last_seq'; "
+                          "INSERT INTO engram_changes(seq, kind, collection) SELECT value, 2, "
+                          "'crash'::bytea FROM engram_meta WHERE key = 'last_seq'; "
+                          "DELETE FROM engram_collections WHERE name = 'crash'::bytea; "
+                          "NOTIFY engram_changes; COMMIT"),
+            "");
+  const auto until = Soon();
+  while (a->DescribeCollection(crash::kCollection).ok() && steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(a->DescribeCollection(crash::kCollection).status().code(), StatusCode::kNotFound);
+  EXPECT_TRUE(a->DescribeCollection("other").ok());  // loaded again, still there
+  EXPECT_TRUE(a->Health().ok()) << a->Health().ToString();
+}
+
 }  // namespace
 }  // namespace engram
