@@ -85,9 +85,20 @@ Status Engine::Impl::ApplyChange(const storage::Change& change) {
     case Kind::kBatch:
       break;
   }
-  if (!c) return Status::Ok();  // dropped since
-  StatusOr<Collection::Writer> writer = c->Write();
-  if (!writer.ok() || change.seq <= writer->applied_seq()) return Status::Ok();
+  std::optional<Collection::Writer> writer;
+  // An incarnation replaced meanwhile (a switch of embedder here) hands the
+  // change to its successor, which decides by its own sequence.
+  for (int attempt = 0; c != nullptr && !writer && attempt < 3; ++attempt) {
+    StatusOr<Collection::Writer> taken = c->Write();
+    if (taken.ok()) {
+      writer.emplace(std::move(taken).value());
+    } else if (!c->retired()) {
+      break;  // dropped
+    } else {
+      c = OpenNamed(*this, change.collection);
+    }
+  }
+  if (!writer || change.seq <= writer->applied_seq()) return Status::Ok();
   if (change.config) {
     // A new configuration (a switch of embedder): the new incarnation is
     // loaded whole, as the store has it.
