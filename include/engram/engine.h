@@ -239,6 +239,9 @@ struct WriteResult {
   // Upsert: the records this write made no longer current, in batch order
   // (those superseded already are not listed again).
   std::vector<Superseded> superseded = {};
+  // The store's sequence of the batch that made the write durable (0 when
+  // nothing was written): the token a read passes to AwaitWrite.
+  std::uint64_t seq = 0;
 };
 
 // Get with versions: the record `id` names for the caller as of `as_of`
@@ -336,7 +339,8 @@ class Engine {
  public:
   struct Options {
     std::size_t threads = 2;  // vector index building
-    // Who opens the store ("engram serve"), as a second opener is told.
+    // Who opens the store ("engram serve"), as a second opener of a store
+    // directory is told.
     std::string holder = "engram";
     // Background checkpoints: a collection's index images are written once
     // this many of its records changed, or this many milliseconds after its
@@ -358,6 +362,9 @@ class Engine {
     // records' worth); closing the engine writes them. 0: only FlushHits
     // and closing write them.
     std::uint64_t hit_flush_interval_ms = 1000;
+    // On a shared store (PostgreSQL): the longest wait for another engine's
+    // change to be announced before the engine looks for one anyway.
+    std::uint64_t follow_poll_ms = 250;
   };
 
   // What opening the store took, for logs, metrics and the crash tests.
@@ -379,9 +386,12 @@ class Engine {
   // until the engine is destroyed (or the process dies). FailedPrecondition,
   // with nothing written, when another process or another Engine in this
   // process has the store; the message names the holder and, when it
-  // advertised one, the URL that reaches it. A PostgreSQL store has no LOCK
-  // file: its owner holds a session advisory lock in the database instead
-  // (the message names the holder's application_name and backend pid).
+  // advertised one, the URL that reaches it. A PostgreSQL store is shared
+  // instead: any number of engines (on any machines) open it, and each
+  // follows the changes the others commit, in commit order, from a thread
+  // of its own (engine/follow.h). A write is decided on what the engine has
+  // applied; when another engine committed to the collection meanwhile, the
+  // engine catches up and decides it again (Aborted after several tries).
   static StatusOr<std::unique_ptr<Engine>> Open(const std::string& dir, const Options& options);
   static StatusOr<std::unique_ptr<Engine>> Open(const std::string& dir) {
     return Open(dir, Options{});
@@ -392,6 +402,18 @@ class Engine {
   ~Engine();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
+
+  // Waits until this engine has applied the write whose WriteResult::seq is
+  // `token` (and every earlier one): those of `collection` when it names an
+  // open collection, else all. Returns at once on the engine that wrote it.
+  // DeadlineExceeded when `until` passes first; InvalidArgument for a token
+  // the store never handed out.
+  Status AwaitWrite(std::string_view collection, std::uint64_t token,
+                    std::chrono::steady_clock::time_point until) const;
+  // OK while the engine serves what its store has: on a shared store, the
+  // follower's last error while it cannot read or apply the changes (the
+  // store unreachable); /readyz reports it.
+  Status Health() const;
 
   // InvalidArgument (a message naming the bad part) for a bad spec;
   // AlreadyExists for a taken name.

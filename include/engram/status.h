@@ -25,6 +25,7 @@ enum class StatusCode {
   kPermissionDenied,    // the caller's scope does not allow it (SEARCH.md §6)
   kResourceExhausted,   // a limit was hit
   kDeadlineExceeded,    // the request's deadline passed before the work was done
+  kAborted,             // another writer changed what the operation read: retry it
   kIoError,             // the operating system refused a read or write
   kCorruption,          // stored data is not what it should be
   kUnimplemented,
@@ -54,6 +55,7 @@ class [[nodiscard]] Status {
   static Status DeadlineExceeded(std::string m) {
     return {StatusCode::kDeadlineExceeded, std::move(m)};
   }
+  static Status Aborted(std::string m) { return {StatusCode::kAborted, std::move(m)}; }
   static Status PermissionDenied(std::string m) {
     return {StatusCode::kPermissionDenied, std::move(m)};
   }

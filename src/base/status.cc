@@ -22,6 +22,8 @@ std::string_view StatusCodeName(StatusCode code) {
       return "resource_exhausted";
     case StatusCode::kDeadlineExceeded:
       return "deadline_exceeded";
+    case StatusCode::kAborted:
+      return "aborted";
     case StatusCode::kIoError:
       return "io_error";
     case StatusCode::kCorruption:

@@ -382,6 +382,26 @@ void Collection::Writer::Remove(std::uint64_t seq, const std::vector<std::uint32
   c_->dirty_.fetch_add(docs.size());
 }
 
+Status Collection::Writer::Follow(std::uint64_t seq, const std::vector<std::uint32_t>& removed,
+                                  const std::vector<std::uint32_t>& docs,
+                                  std::vector<PreparedRecord> records,
+                                  std::vector<TouchedRecord> touched, std::size_t threads) {
+  std::unique_lock<std::shared_mutex> lock(c_->mutex_);
+  for (const std::uint32_t doc : removed) c_->RemoveOne(doc);
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const std::uint32_t doc = docs[i];
+    const std::optional<std::uint32_t> held = c_->Find(records[i].key);
+    if (held && *held != doc) c_->RemoveOne(*held);
+    if (doc < c_->ids_.size() && !c_->ids_[doc].empty() && c_->key_of(doc) != records[i].key) {
+      c_->RemoveOne(doc);
+    }
+  }
+  c_->applied_seq_ = seq;
+  c_->TouchAll(std::move(touched));
+  c_->dirty_.fetch_add(removed.size() + docs.size());
+  return c_->Put(docs, std::move(records), threads, /*stage=*/true, {});
+}
+
 void Collection::Writer::Touch(std::uint64_t seq, std::vector<TouchedRecord> records) {
   std::unique_lock<std::shared_mutex> lock(c_->mutex_);
   c_->TouchAll(std::move(records));
@@ -398,7 +418,7 @@ void Collection::TouchAll(std::vector<TouchedRecord> records) {
 
 Status Collection::Load(std::uint64_t seq, const std::vector<std::uint32_t>& docs,
                         std::vector<PreparedRecord> records, std::size_t threads) {
-  applied_seq_ = std::max(applied_seq_, seq);
+  applied_seq_ = std::max(applied_seq_.load(), seq);
   for (const PreparedRecord& r : records) {
     dirty_.fetch_add((r.index_text && text_) || (r.index_vector && vectors_) ? 1 : 0);
   }

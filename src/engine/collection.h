@@ -20,6 +20,7 @@
 #ifndef ENGRAM_ENGINE_COLLECTION_H_
 #define ENGRAM_ENGINE_COLLECTION_H_
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -234,6 +235,18 @@ class Collection {
     // After the store touched them at `seq` (touch.h): replaces the records'
     // bodies and metadata rows under the exclusive lock; nothing else changes.
     void Touch(std::uint64_t seq, std::vector<TouchedRecord> records);
+    // The sequence of the last batch applied: the writer has decided its
+    // batch knowing the collection up to it (storage::WriteBatch::after).
+    std::uint64_t applied_seq() const { return c_->applied_seq_.load(); }
+    // A batch another engine committed at `seq` (storage::Change), its
+    // records checked: under one hold of the exclusive lock, removes the
+    // records `removed`, indexes `records` at the numbers the store gave
+    // them (`docs`; a record holding one of them, or holding the key at
+    // another number, is removed first: the store is the truth) and applies
+    // `touched`.
+    Status Follow(std::uint64_t seq, const std::vector<std::uint32_t>& removed,
+                  const std::vector<std::uint32_t>& docs, std::vector<PreparedRecord> records,
+                  std::vector<TouchedRecord> touched, std::size_t threads);
     // Marks the collection dropped: later Writers are refused.
     void Drop() { c_->dropped_ = true; }
     // Marks this incarnation replaced by another of the same name (a switch
@@ -251,6 +264,16 @@ class Collection {
   // NotFound once the collection was dropped or retired.
   StatusOr<Writer> Write();
   bool retired() const { return retired_.load(); }
+  // The sequence of the last batch applied (what a read waiting for a write
+  // compares with its token).
+  std::uint64_t applied_seq() const { return applied_seq_.load(); }
+  // The sequence at which this incarnation began: its creation, or the
+  // store's sequence when it was loaded. Set once, before others see it.
+  std::uint64_t created_seq() const { return created_seq_; }
+  void Begin(std::uint64_t seq) {
+    created_seq_ = seq;
+    applied_seq_ = std::max(applied_seq_.load(), seq);
+  }
 
   // Loading, before the collection is visible to any other thread (no locks):
   // installs snapshot indexes, indexes stored records as of the store's
@@ -319,7 +342,8 @@ class Collection {
   std::vector<std::string> bodies_;                     // doc -> body
   roaring::Roaring free_;                               // numbers below next_doc_ not in use
   std::uint32_t next_doc_ = 0;                          // no number at or above it is in use
-  std::uint64_t applied_seq_ = 0;                       // the sequence of the last batch applied
+  std::atomic<std::uint64_t> applied_seq_{0};           // the sequence of the last batch applied
+  std::uint64_t created_seq_ = 0;                       // see created_seq()
   bool dropped_ = false;                                // under write_mutex_
   std::atomic<bool> retired_{false};                    // set under write_mutex_
   std::atomic<bool> has_superseded_{false};             // set under the exclusive lock

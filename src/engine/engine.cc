@@ -113,13 +113,15 @@ StatusOr<std::unique_ptr<Engine>> Engine::Open(const std::string& dir, const Opt
   impl->options = options;
   if (impl->options.threads == 0) impl->options.threads = 1;
   if (storage::IsPostgresUrl(dir)) {
-    storage::PostgresOptions postgres;
-    postgres.owner = options.holder;  // one owner, as a directory's LOCK gives
-    ASSIGN_OR_RETURN(impl->store, storage::OpenPostgresStore(dir, postgres));
+    // Shared: other engines may serve the same store (follow.h).
+    ASSIGN_OR_RETURN(impl->store, storage::OpenPostgresStore(dir));
   } else {
     ASSIGN_OR_RETURN(impl->store_lock, storage::StoreLock::Acquire(dir, options.holder));
     ASSIGN_OR_RETURN(impl->store, storage::OpenSqliteStoreWithVfs(dir, options.sqlite_vfs));
   }
+  // Followed from here: every change after it that the loads below did
+  // not see is applied by the follower (and one they saw is skipped).
+  ASSIGN_OR_RETURN(const std::uint64_t opened_seq, impl->store->LastSequence());
   ASSIGN_OR_RETURN(std::vector<storage::CollectionRow> rows, impl->store->ListCollections());
   for (const storage::CollectionRow& row : rows) {
     StatusOr<std::shared_ptr<Collection>> loaded = impl->Load(row);
@@ -142,6 +144,13 @@ StatusOr<std::unique_ptr<Engine>> Engine::Open(const std::string& dir, const Opt
   maintenance.now = [raw] { return raw->Now(); };
   impl->maintenance = std::make_unique<engine::Maintenance>(
       impl->store.get(), [raw] { return raw->All(); }, maintenance);
+  if (impl->store->shared()) {
+    engine::FollowOptions follow;
+    follow.poll = std::chrono::milliseconds(impl->options.follow_poll_ms);
+    impl->follower = std::make_unique<engine::Follower>(
+        impl->store.get(), opened_seq,
+        [raw](const storage::Change& change) { return raw->ApplyChange(change); }, follow);
+  }
   return std::unique_ptr<Engine>(new Engine(std::move(impl)));
 }
 
@@ -188,9 +197,11 @@ Status Engine::CreateCollection(const CollectionSpec& given) {
   if (impl_->collections.count(spec.name) > 0) {
     return Status::AlreadyExists("a collection named '" + spec.name + "' exists");
   }
-  RETURN_IF_ERROR(
-      impl_->store->CreateCollection({spec.name, json::Dump(engine::SpecToJson(spec))}));
-  impl_->collections.emplace(spec.name, std::make_shared<Collection>(spec, std::move(embedder)));
+  ASSIGN_OR_RETURN(const std::uint64_t seq, impl_->store->CreateCollection(
+                                                {spec.name, json::Dump(engine::SpecToJson(spec))}));
+  auto c = std::make_shared<Collection>(spec, std::move(embedder));
+  c->Begin(seq);
+  impl_->collections.emplace(spec.name, std::move(c));
   return Status::Ok();
 }
 
@@ -254,6 +265,44 @@ StatusOr<CollectionInfo> Engine::DescribeCollection(std::string_view name,
                                                     const std::optional<Scope>& scope) const {
   ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(name));
   return Info(*c, scope, impl_->Now());
+}
+
+Status Engine::AwaitWrite(std::string_view collection, std::uint64_t token,
+                          std::chrono::steady_clock::time_point until) const {
+  if (token == 0) return Status::Ok();
+  std::shared_ptr<Collection> c;
+  if (!collection.empty()) {
+    StatusOr<std::shared_ptr<Collection>> found = impl_->Find(collection);
+    if (found.ok()) c = std::move(found).value();
+  }
+  // A collection's writes are applied in order, so its own sequence answers
+  // for it; the follower's answers for every collection.
+  auto applied = [&] {
+    return (c != nullptr && c->applied_seq() >= token) ||
+           (impl_->follower != nullptr && impl_->follower->followed() >= token);
+  };
+  constexpr auto kStep = std::chrono::milliseconds(20);
+  while (!applied()) {
+    ASSIGN_OR_RETURN(const std::uint64_t last, impl_->store->LastSequence());
+    if (token > last) {
+      return Status::InvalidArgument("token " + std::to_string(token) +
+                                     " names no write of this store (its last is " +
+                                     std::to_string(last) + ")");
+    }
+    if (impl_->follower == nullptr) return Status::Ok();  // one engine: it has every write
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= until) {
+      return Status::DeadlineExceeded("this node has not yet applied the write of token " +
+                                      std::to_string(token) + " (it has applied up to " +
+                                      std::to_string(impl_->follower->followed()) + ")");
+    }
+    impl_->follower->WaitFor(token, std::min(until, now + kStep));
+  }
+  return Status::Ok();
+}
+
+Status Engine::Health() const {
+  return impl_->follower == nullptr ? Status::Ok() : impl_->follower->health();
 }
 
 Status Engine::Checkpoint(std::string_view collection) {

@@ -13,6 +13,7 @@
 
 #include "base/status.h"
 #include "engine/collection.h"
+#include "engine/follow.h"
 #include "engine/maintenance.h"
 #include "engine/scope.h"
 #include "engram/engine.h"
@@ -41,6 +42,15 @@ struct Engine::Impl {
   // Linking and checkpoints in the background (maintenance.h); declared
   // after the collections it reads, so that it stops before they go.
   std::unique_ptr<engine::Maintenance> maintenance;
+
+  // On a shared store, the changes other engines commit (follow.h,
+  // followed.cc); null otherwise. Declared last: it stops first.
+  Status ApplyChange(const storage::Change& change);
+  // Loads the collection `name` as the store has it now in place of the
+  // incarnation open (whose writer `old` is then retired), if the store has it.
+  Status Reload(const std::string& name, engine::Collection::Writer* old);
+  // Removes the incarnation `c` of `name` and its retrieve configurations.
+  void Forget(const std::string& name, const std::shared_ptr<engine::Collection>& c);
 
   mutable std::mutex retrieve_mutex;
   std::map<std::string, std::shared_ptr<const RetrieveState>, std::less<>> retrieves;
@@ -88,14 +98,22 @@ struct Engine::Impl {
   // Runs the write `fn` on the collection `name` has now; when a switch of
   // embedder (Reembed) retired that incarnation before `fn` took its
   // writer, runs it again on the new one (a few times at most).
+  // On a shared store, a write that another engine's commit made stale
+  // (Aborted) is decided again once this engine has caught up.
   template <typename Fn>
   StatusOr<WriteResult> OnCurrent(std::string_view name, const Fn& fn) {
     for (int attempt = 0;; ++attempt) {
       ASSIGN_OR_RETURN(std::shared_ptr<engine::Collection> c, Find(name));
       StatusOr<WriteResult> written = fn(*c);
-      if (written.ok() || !c->retired() || attempt == 3) return written;
+      if (written.ok() || attempt == kWriteAttempts) return written;
+      if (written.status().code() == StatusCode::kAborted && follower != nullptr) {
+        RETURN_IF_ERROR(follower->CatchUp());
+      } else if (!c->retired()) {
+        return written;
+      }
     }
   }
+  static constexpr int kWriteAttempts = 8;
   // Engine::Upsert and Delete on one incarnation of the collection.
   StatusOr<WriteResult> Upsert(engine::Collection& collection,
                                std::span<const std::string_view> records,
@@ -109,6 +127,8 @@ struct Engine::Impl {
   // `writer`).
   StatusOr<WriteResult> RemoveDocs(engine::Collection::Writer& writer,
                                    const std::vector<std::uint32_t>& docs);
+
+  std::unique_ptr<engine::Follower> follower;  // last: stops before the rest goes
 };
 
 }  // namespace engram

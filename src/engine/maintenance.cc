@@ -45,14 +45,15 @@ Status CheckpointCollection(storage::Store& store, Collection& c) {
   return Status::Ok();
 }
 
-StatusOr<std::size_t> RemoveStored(storage::Store& store, Collection::Writer& writer,
-                                   const std::vector<std::uint32_t>& docs) {
-  if (docs.empty()) return std::size_t{0};
+StatusOr<std::uint64_t> RemoveStored(storage::Store& store, Collection::Writer& writer,
+                                     const std::vector<std::uint32_t>& docs) {
+  if (docs.empty()) return std::uint64_t{0};
   storage::WriteBatch batch;
   for (const std::uint32_t doc : docs) batch.removes.push_back(writer.key_of(doc));
+  batch.after = writer.applied_seq();
   ASSIGN_OR_RETURN(const std::uint64_t seq, store.Apply(writer.collection().spec().name, batch));
   writer.Remove(seq, docs);
-  return docs.size();
+  return seq;
 }
 
 StatusOr<std::size_t> PurgeExpired(storage::Store& store, Collection& c, Datetime now,
@@ -66,9 +67,9 @@ StatusOr<std::size_t> PurgeExpired(storage::Store& store, Collection& c, Datetim
   const roaring::Roaring docs = writer.metadata().Evaluate(*expired);
   std::vector<std::uint32_t> chunk;
   for (auto it = docs.begin(); it != docs.end() && chunk.size() < max; ++it) chunk.push_back(*it);
-  ASSIGN_OR_RETURN(const std::size_t removed, RemoveStored(store, writer, chunk));
-  c.CountPurged(removed);
-  return removed;
+  RETURN_IF_ERROR(RemoveStored(store, writer, chunk).status());
+  c.CountPurged(chunk.size());
+  return chunk.size();
 }
 
 Maintenance::Maintenance(storage::Store* store, Collections collections, MaintenanceOptions options)

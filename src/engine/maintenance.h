@@ -51,10 +51,11 @@ struct MaintenanceOptions {
 Status CheckpointCollection(storage::Store& store, Collection& c);
 
 // Deletes the records `docs` from `store`, then from the collection's
-// indexes (the caller holds `writer`); returns how many went. Nothing
-// changes when the store fails.
-StatusOr<std::size_t> RemoveStored(storage::Store& store, Collection::Writer& writer,
-                                   const std::vector<std::uint32_t>& docs);
+// indexes (the caller holds `writer`); returns the batch's sequence (0 for
+// no records). Nothing changes when the store fails (or another engine
+// wrote to the collection since the writer's view: Aborted).
+StatusOr<std::uint64_t> RemoveStored(storage::Store& store, Collection::Writer& writer,
+                                     const std::vector<std::uint32_t>& docs);
 
 // Deletes up to `max` records of `c` expired at `now` (none without a TTL
 // field), durably; returns how many.

@@ -342,6 +342,7 @@ StatusOr<std::shared_ptr<Collection>> Engine::Impl::Load(const storage::Collecti
                            keep_vectors ? seq_of(vector_use) : std::nullopt, options.threads,
                            &recovery.replayed));
   }
+  c->Begin(last_seq);
   return c;
 }
 

@@ -145,6 +145,7 @@ StatusOr<Engine::ReembedReport> Engine::Reembed(
     batch.puts.push_back({id, row.doc, std::move(row.body), engine::VectorBytes(vectors[id])});
   }
   batch.config = json::Dump(engine::SpecToJson(next));
+  batch.after = old_writer.applied_seq();
   ASSIGN_OR_RETURN(const std::uint64_t seq, store.Apply(name, batch));
   RETURN_IF_ERROR(fresh_writer.Apply(seq, redone_docs, std::move(redone), threads));
 

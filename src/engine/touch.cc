@@ -77,6 +77,7 @@ Status ApplyTouches(storage::Store& store, Collection::Writer& writer,
   storage::WriteBatch batch;
   batch.touches.reserve(touched.size());
   for (const TouchedRecord& t : touched) batch.touches.push_back({writer.key_of(t.doc), t.body});
+  batch.after = writer.applied_seq();
   ASSIGN_OR_RETURN(const std::uint64_t seq, store.Apply(writer.collection().spec().name, batch));
   writer.Touch(seq, std::move(touched));
   return Status::Ok();

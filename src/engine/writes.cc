@@ -135,7 +135,9 @@ StatusOr<WriteResult> Engine::Impl::Upsert(Collection& c, std::span<const std::s
     docs.push_back(supersession.docs[i]);
     ordered.push_back(std::move(supersession.records[i]));
   }
+  batch.after = writer.applied_seq();
   ASSIGN_OR_RETURN(const std::uint64_t seq, store->Apply(collection, batch));
+  result.seq = seq;
   Status indexed =
       writer.Apply(seq, docs, std::move(ordered), options.threads, progress, std::move(touched));
   maintenance->Wake();
@@ -149,7 +151,8 @@ StatusOr<WriteResult> Engine::Impl::Upsert(Collection& c, std::span<const std::s
 StatusOr<WriteResult> Engine::Impl::RemoveDocs(Collection::Writer& writer,
                                                const std::vector<std::uint32_t>& docs) {
   WriteResult result;
-  ASSIGN_OR_RETURN(result.written, engine::RemoveStored(*store, writer, docs));
+  ASSIGN_OR_RETURN(result.seq, engine::RemoveStored(*store, writer, docs));
+  result.written = docs.size();
   if (result.written > 0) maintenance->Wake();
   return result;
 }

@@ -7,6 +7,7 @@
 #ifndef ENGRAM_STORAGE_STORE_H_
 #define ENGRAM_STORAGE_STORE_H_
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -54,6 +55,34 @@ struct WriteBatch {
   // transaction (a collection switching embedders rewrites its vectors and
   // its configuration together).
   std::optional<std::string> config;
+  // When set, the batch applies only if no batch of the collection with a
+  // sequence above `after` is committed (the writer decided it knowing the
+  // collection up to `after`); otherwise Apply writes nothing and returns
+  // Aborted. Engines sharing a store (Store::shared) write this way.
+  std::optional<std::uint64_t> after;
+};
+
+// A change committed to a shared store (Store::shared), as ReadChanges
+// yields it to the engines that follow the store.
+struct Change {
+  enum class Kind { kCreate, kDrop, kBatch, kSnapshot };
+  std::uint64_t seq = 0;
+  Kind kind = Kind::kBatch;
+  std::string collection;
+  // kBatch: what the batch did. `puts` are the records it wrote that still
+  // carry its sequence (a record written again later comes with that later
+  // change; one removed later, with none), with their vectors.
+  struct Put {
+    std::string id;
+    std::uint32_t doc = 0;
+    std::string body;
+    std::string vector;
+  };
+  std::vector<Put> puts;
+  std::vector<std::string> removes;
+  std::vector<BodyWrite> touches;  // the bodies as the batch wrote them
+  bool config = false;             // it replaced the configuration
+  std::string snapshot;            // kSnapshot: the snapshot's name
 };
 
 // What a scan yields. The views are valid during the callback only.
@@ -77,9 +106,12 @@ class Store {
  public:
   virtual ~Store() = default;
 
-  // AlreadyExists when `name` is taken. Durable on return.
-  virtual Status CreateCollection(const CollectionRow& collection) = 0;
+  // AlreadyExists when `name` is taken. Durable on return; the sequence the
+  // creation took (larger than any earlier one, as Apply's).
+  virtual StatusOr<std::uint64_t> CreateCollection(const CollectionRow& collection) = 0;
   // Removes the collection with its records and snapshots. NotFound if absent.
+  // Like creating one, applying a batch and putting a snapshot, it takes a
+  // sequence: every sequence a store hands out is one such change.
   virtual Status DropCollection(std::string_view name) = 0;
   virtual StatusOr<std::vector<CollectionRow>> ListCollections() = 0;
 
@@ -91,7 +123,10 @@ class Store {
   // any earlier one in the store (an empty batch takes one too). NotFound
   // for an unknown collection; InvalidArgument, writing nothing, when a put's
   // doc belongs to another id after the batch's removes. After an IoError
-  // the store refuses writes (FailedPrecondition) until it is reopened.
+  // a store with one owner refuses writes (FailedPrecondition) until it is
+  // reopened, since its owner's indexes may disagree with it; a shared store
+  // keeps writing (its followers learn from the change feed whether a batch
+  // whose COMMIT went unanswered committed).
   virtual StatusOr<std::uint64_t> Apply(std::string_view collection, const WriteBatch& batch) = 0;
 
   // The store's last applied sequence (0 for a new store).
@@ -120,6 +155,28 @@ class Store {
                              const Snapshot& snapshot) = 0;
   virtual StatusOr<std::optional<Snapshot>> GetSnapshot(std::string_view collection,
                                                         std::string_view name) = 0;
+
+  // Whether several engines may share this store, each following the
+  // changes the others commit (ReadChanges, WaitForChange). A store with one
+  // owner (the SQLite directory's lock) answers false and Unimplemented.
+  virtual bool shared() const { return false; }
+  // The changes with a sequence above `after`, in sequence order, at most
+  // `max` of them, read from one consistent view of the store: every change
+  // up to the last one returned is committed, and none is missing between.
+  // Sequences are taken in commit order (a later one never commits first),
+  // and every sequence the store hands out is a change, so the list has no
+  // gaps.
+  virtual StatusOr<std::vector<Change>> ReadChanges(std::uint64_t after, std::size_t max) {
+    (void)after, (void)max;
+    return Status::Unimplemented("this store has one owner and no change feed");
+  }
+  // Waits up to `timeout` for a change committed by anyone; true when one
+  // was announced, false at the timeout. IoError when the store cannot be
+  // reached (the caller retries with backoff).
+  virtual StatusOr<bool> WaitForChange(std::chrono::milliseconds timeout) {
+    (void)timeout;
+    return Status::Unimplemented("this store has one owner and no change feed");
+  }
 };
 
 // Opens (creating when missing) the SQLite store in directory `dir`, which is
@@ -130,23 +187,15 @@ StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& dir);
 // rather than a SQLite store directory.
 bool IsPostgresUrl(std::string_view location);
 
-struct PostgresOptions {
-  // When set, the store has one owner, as a SQLite store directory has
-  // through its lock file: a session advisory lock taken on open and held by
-  // the store's connection (taken again after a reconnect), under this name
-  // (the session's application_name), which a second owner is told.
-  std::optional<std::string> owner;
-};
-
 // Opens the PostgreSQL store in the database that `conninfo` (a libpq
 // connection string or a postgresql:// URL) names, creating or migrating its
-// tables (engram_*) first. InvalidArgument for a malformed `conninfo`,
-// IoError when the server cannot be reached, FailedPrecondition when the
-// database holds a newer engram schema or, with an owner, another owner holds
-// the store. Commits are durable as the server makes them (synchronous_commit
-// is raised to `on` for the session if lower).
-StatusOr<std::unique_ptr<Store>> OpenPostgresStore(const std::string& conninfo,
-                                                   const PostgresOptions& options = {});
+// tables (engram_*) first. The store is shared: any number of engines may
+// open it and follow each other's changes. InvalidArgument for a malformed
+// `conninfo`, IoError when the server cannot be reached, FailedPrecondition
+// when the database holds a newer engram schema. Commits are durable as the
+// server makes them (synchronous_commit is raised to `on` for the session if
+// lower).
+StatusOr<std::unique_ptr<Store>> OpenPostgresStore(const std::string& conninfo);
 
 }  // namespace engram::storage
 

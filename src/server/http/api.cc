@@ -1,5 +1,6 @@
 #include "server/http/api.h"
 
+#include <charconv>
 #include <exception>
 
 #include "server/http/wire.h"
@@ -36,8 +37,8 @@ bool CarriesBody(const HttpRequest& request) {
 
 // The headers a browser may send cross-origin once an origin is allowed.
 constexpr char kCorsRequestHeaders[] =
-    "Authorization, Content-Type, MCP-Protocol-Version, Mcp-Method, Mcp-Name";
-constexpr char kCorsExposedHeaders[] = "WWW-Authenticate, Retry-After, Allow";
+    "Authorization, Content-Type, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Engram-Token";
+constexpr char kCorsExposedHeaders[] = "WWW-Authenticate, Retry-After, Allow, Engram-Token";
 
 }  // namespace
 
@@ -191,6 +192,9 @@ HttpResponse Api::Handle(const HttpRequest& request) {
     }
     bounds.max_expansions = options_.limits.max_expansions;
     bounds.max_reply_bytes = options_.limits.max_reply_bytes;
+    if (std::optional<HttpResponse> waited = AwaitToken(request, admitted.match, bounds)) {
+      return std::move(*waited);
+    }
     try {
       return Dispatch(Call{request, admitted.match, admitted.principal, body, bounds});
     } catch (const std::exception& e) {
@@ -216,6 +220,32 @@ std::variant<std::shared_ptr<void>, Problem> Api::TakeAgentSlot(const std::strin
     auto it = agent_in_flight_.find(agent);
     if (it != agent_in_flight_.end() && --it->second == 0) agent_in_flight_.erase(it);
   });
+}
+
+std::optional<HttpResponse> Api::AwaitToken(const HttpRequest& request, const RouteMatch& match,
+                                            const RequestBounds& bounds) {
+  if (IsPublic(match.route) || request.HeaderCount(kTokenHeader) == 0) return std::nullopt;
+  const std::string_view text = request.Header(kTokenHeader);
+  std::uint64_t token = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), token);
+  if (request.HeaderCount(kTokenHeader) > 1 || text.empty() || error != std::errc() ||
+      end != text.data() + text.size()) {
+    return ProblemResponse(MakeProblem(400, "invalid_token",
+                                       "the Engram-Token header must be one token a write "
+                                       "returned (a decimal number)",
+                                       "Engram-Token"));
+  }
+  // Bounded: the request's own deadline, else kTokenWait.
+  const auto until = bounds.deadline.value_or(std::chrono::steady_clock::now() + kTokenWait);
+  // Routes naming a retrieve configuration wait for every collection.
+  const bool collection =
+      match.route != Route::kGetRetrieve && match.route != Route::kPutRetrieve &&
+      match.route != Route::kSetRetrieveFilter && match.route != Route::kRunRetrieve;
+  Status waited = engine_->AwaitWrite(collection ? match.name : "", token, until);
+  if (waited.ok()) return std::nullopt;
+  Problem p = FromStatus(waited);
+  p.path = "Engram-Token";
+  return ProblemResponse(p);
 }
 
 HttpResponse Api::Dispatch(const Call& call) {

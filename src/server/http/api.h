@@ -109,6 +109,14 @@ class Api {
   // routes_ops.cc
   HttpResponse Livez();
   HttpResponse Readyz();
+  // Read-your-writes across nodes: a request carrying a write's token (the
+  // Engram-Token header) waits until this node has applied that write,
+  // within the request's deadline (else kTokenWait); the problem to answer
+  // (400 for a malformed token, 503 when the wait runs out), or nullopt.
+  std::optional<HttpResponse> AwaitToken(const HttpRequest& request, const RouteMatch& match,
+                                         const RequestBounds& bounds);
+  static constexpr std::string_view kTokenHeader = "engram-token";
+  static constexpr std::chrono::seconds kTokenWait{10};
   HttpResponse MetricsText();
   HttpResponse OpenApi();
   HttpResponse Mcp(const Call& call);

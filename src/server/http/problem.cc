@@ -85,6 +85,7 @@ int HttpStatusFor(StatusCode code) {
       return 403;
     case StatusCode::kResourceExhausted:
     case StatusCode::kDeadlineExceeded:
+    case StatusCode::kAborted:  // writers on other nodes kept winning: try again
       return 503;
     case StatusCode::kUnimplemented:
       return 501;

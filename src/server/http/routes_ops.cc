@@ -14,6 +14,13 @@ HttpResponse Api::Readyz() {
     p.kind = "not_ready";
     return ProblemResponse(p);
   }
+  // A node of a shared store that cannot follow it would answer from a
+  // stale view: the load balancer sends the traffic elsewhere.
+  if (Status health = engine_->Health(); !health.ok()) {
+    Problem p = Overloaded("the store cannot be followed: " + health.message());
+    p.kind = "not_ready";
+    return ProblemResponse(p);
+  }
   return JsonResponse(200, {{"status", "ready"}});
 }
 

@@ -10,6 +10,22 @@
 #include "server/http/request_decode.h"
 
 namespace engram::server::http {
+namespace {
+
+// A write's answer with its token (Engine::AwaitWrite) in the body and in
+// the Engram-Token header; a write that changed nothing has none.
+HttpResponse WithToken(std::uint64_t seq, HttpResponse response) {
+  if (seq == 0) return response;
+  const std::string token = std::to_string(seq);
+  response.headers.emplace_back("Engram-Token", token);
+  if (!response.body.empty() && response.body.back() == '}') {
+    response.body.pop_back();
+    response.body += ",\"token\":\"" + token + "\"}";
+  }
+  return response;
+}
+
+}  // namespace
 
 HttpResponse Api::UpsertRecords(const Call& call) {
   Decoded<UpsertBody> body = DecodeUpsert(call.body, options_.limits);
@@ -35,10 +51,10 @@ HttpResponse Api::UpsertRecords(const Call& call) {
   for (const Superseded& s : r->superseded) {
     superseded.push_back({{"index", s.index}, {"id", s.id}, {"superseded", s.superseded}});
   }
-  return JsonResponse(200, {{"ok", true},
-                            {"written", r->written},
-                            {"deduplicated", std::move(deduplicated)},
-                            {"superseded", std::move(superseded)}});
+  return WithToken(r->seq, JsonResponse(200, {{"ok", true},
+                                              {"written", r->written},
+                                              {"deduplicated", std::move(deduplicated)},
+                                              {"superseded", std::move(superseded)}}));
 }
 
 namespace {
@@ -118,7 +134,7 @@ HttpResponse Api::DeleteRecord(const Call& call) {
   StatusOr<WriteResult> r =
       engine_->Delete(call.match.name, ids, call.principal.scope(), call.match.agent);
   if (!r.ok()) return ProblemResponse(FromStatus(r.status()));
-  return JsonResponse(200, {{"ok", true}, {"deleted", r->written}});
+  return WithToken(r->seq, JsonResponse(200, {{"ok", true}, {"deleted", r->written}}));
 }
 
 HttpResponse Api::DeleteRecords(const Call& call) {
@@ -131,7 +147,7 @@ HttpResponse Api::DeleteRecords(const Call& call) {
                   : engine_->Delete(call.match.name, d.ids, call.principal.scope(), d.agent);
   if (!r.ok()) return ProblemResponse(FromStatus(r.status()));
   if (r->rejected) return ProblemResponse(FromDiagnostic(*r->rejected, "$.filter", d.dialect));
-  return JsonResponse(200, {{"ok", true}, {"deleted", r->written}});
+  return WithToken(r->seq, JsonResponse(200, {{"ok", true}, {"deleted", r->written}}));
 }
 
 }  // namespace engram::server::http

@@ -17,6 +17,7 @@ bool IsToolError(StatusCode code) {
       return true;  // the model can change its call (MCP: "tool execution errors")
     case StatusCode::kOk:
     case StatusCode::kDeadlineExceeded:  // nothing to correct: the server ran out of time
+    case StatusCode::kAborted:           // nor here: other writers won; the call may be repeated
     case StatusCode::kIoError:
     case StatusCode::kCorruption:
     case StatusCode::kUnimplemented:

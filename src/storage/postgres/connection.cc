@@ -1,5 +1,6 @@
 #include "storage/postgres/connection.h"
 
+#include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -8,6 +9,7 @@
 
 #include <endian.h>
 #include <fmt/format.h>
+#include <poll.h>
 
 #include "base/status.h"
 #include "storage/postgres/statements.h"
@@ -69,8 +71,7 @@ std::int64_t CellInt(const PGresult* r, int row, int column) {
   return static_cast<std::int64_t>(be64toh(big));
 }
 
-StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::string& conninfo,
-                                                       const std::optional<std::string>& owner) {
+StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::string& conninfo) {
   char* parse_error = nullptr;
   PQconninfoOption* parsed = PQconninfoParse(conninfo.c_str(), &parse_error);
   if (parsed == nullptr) {
@@ -79,11 +80,9 @@ StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::string& connin
     return Status::InvalidArgument("the PostgreSQL connection string: " + message);
   }
   PQconninfoFree(parsed);
-  // The connection string is expanded in place of dbname; a later keyword
-  // overrides what it says.
-  const char* keywords[] = {"dbname", "application_name", nullptr};
-  const char* values[] = {conninfo.c_str(), owner ? owner->c_str() : nullptr, nullptr};
-  if (!owner) keywords[1] = nullptr;
+  // The connection string is expanded in place of dbname.
+  const char* keywords[] = {"dbname", nullptr};
+  const char* values[] = {conninfo.c_str(), nullptr};
   std::unique_ptr<Connection> c(new Connection(PQconnectdbParams(keywords, values, 1)));
   if (c->conn_ == nullptr) return Status::ResourceExhausted("libpq: out of memory");
   if (c->lost()) {
@@ -104,20 +103,28 @@ StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::string& connin
   }
   RETURN_IF_ERROR(Migrate(*c));
   RETURN_IF_ERROR(c->Prepare());
-  if (owner) RETURN_IF_ERROR(c->TakeOwnerLock());
   return c;
 }
 
-Status Connection::TakeOwnerLock() {
-  ASSIGN_OR_RETURN(Result taken, Query(kTakeOwnerLock, "take the store's owner lock"));
-  if (CellBytes(taken.get(), 0, 0) == std::string_view("\x01", 1)) return Status::Ok();
-  ASSIGN_OR_RETURN(Result holder, Query(kOwnerLockHolder, "find the store's owner"));
-  if (PQntuples(holder.get()) == 0) {
-    return Status::FailedPrecondition("another engram holds the store (it has just let go: retry)");
+StatusOr<bool> Connection::AwaitNotification(std::chrono::milliseconds timeout) {
+  auto take = [&] {
+    bool any = false;
+    while (PGnotify* n = PQnotifies(conn_)) {
+      any = true;
+      PQfreemem(n);
+    }
+    return any;
+  };
+  if (take()) return true;
+  pollfd fd{PQsocket(conn_), POLLIN, 0};
+  if (fd.fd < 0) return Error(nullptr, "wait for a change");
+  const int ready = poll(&fd, 1, static_cast<int>(timeout.count()));
+  if (ready < 0 && errno != EINTR) {
+    return Status::IoError(fmt::format("wait for a change: {}", std::strerror(errno)));
   }
-  return Status::FailedPrecondition(fmt::format(
-      "'{}' holds the store (PostgreSQL backend pid {}, database '{}'); one engram owns a store",
-      CellBytes(holder.get(), 0, 0), CellInt(holder.get(), 0, 1), PQdb(conn_)));
+  if (ready <= 0) return false;
+  if (!PQconsumeInput(conn_)) return Error(nullptr, "wait for a change");
+  return take();
 }
 
 Status Connection::Prepare() {

@@ -6,6 +6,7 @@
 #define ENGRAM_STORAGE_POSTGRES_CONNECTION_H_
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -36,6 +37,10 @@ enum class Sql {
   kGetRecord,
   kPutSnapshot,
   kGetSnapshot,
+  kSetCollectionSeq,
+  kLogChange,
+  kReadChanges,
+  kReadPuts,
   kCount,  // not a statement
 };
 
@@ -71,12 +76,8 @@ class Connection {
  public:
   // Connects with a libpq connection string or postgresql:// URL, makes the
   // commits of this session durable (synchronous_commit at least `on`),
-  // migrates the schema (schema.cc) and prepares the statements.
-  // With an `owner`, the connection's session also takes the store's owner
-  // lock under that application_name (FailedPrecondition naming the holder
-  // when another session has it).
-  static StatusOr<std::unique_ptr<Connection>> Open(const std::string& conninfo,
-                                                    const std::optional<std::string>& owner);
+  // migrates the schema (statements.cc) and prepares the statements.
+  static StatusOr<std::unique_ptr<Connection>> Open(const std::string& conninfo);
   ~Connection() { PQfinish(conn_); }
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -96,6 +97,11 @@ class Connection {
   // Reads and drops what is left of a Send.
   void Drain();
 
+  // After LISTEN on this connection: waits up to `timeout` for a
+  // notification; true when one (or more) arrived, false at the timeout,
+  // IoError when the connection is lost.
+  StatusOr<bool> AwaitNotification(std::chrono::milliseconds timeout);
+
   // Whether the connection to the server is gone.
   bool lost() const { return PQstatus(conn_) == CONNECTION_BAD; }
   // Whether a transaction is open (or failed and awaiting ROLLBACK).
@@ -111,7 +117,6 @@ class Connection {
  private:
   explicit Connection(PGconn* conn) : conn_(conn) {}
   Status Prepare();
-  Status TakeOwnerLock();
   PGconn* conn_;
   mutable std::string violated_;
 };

@@ -1,5 +1,6 @@
 // The PostgreSQL implementation of storage::Store (store.h). One connection,
 // guarded by a mutex; every write is one transaction.
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -14,7 +15,9 @@
 #include <fmt/format.h>
 
 #include "base/status.h"
+#include "storage/postgres/changes.h"
 #include "storage/postgres/connection.h"
+#include "storage/postgres/statements.h"
 #include "storage/printable.h"
 #include "storage/store.h"
 
@@ -23,7 +26,9 @@ namespace {
 
 using postgres::CellBytes;
 using postgres::CellInt;
+using postgres::ChangeKind;
 using postgres::Connection;
+using postgres::EncodeList;
 using postgres::Params;
 using postgres::Result;
 using postgres::Sql;
@@ -35,26 +40,35 @@ std::int64_t ToSqlSeq(std::uint64_t seq) {
 
 class PostgresStore final : public Store {
  public:
-  PostgresStore(std::unique_ptr<Connection> c, std::string conninfo, PostgresOptions options)
-      : c_(std::move(c)), conninfo_(std::move(conninfo)), options_(std::move(options)) {}
+  PostgresStore(std::unique_ptr<Connection> c, std::string conninfo)
+      : c_(std::move(c)), conninfo_(std::move(conninfo)) {}
 
-  Status CreateCollection(const CollectionRow& collection) override {
+  // Every write takes its sequence first (the row lock on engram_meta): one
+  // order of locks, so that writers never deadlock on each other's rows.
+  StatusOr<std::uint64_t> CreateCollection(const CollectionRow& collection) override {
     std::lock_guard<std::mutex> lock(mu_);
-    return Write(fmt::format("create collection '{}'", Printable(collection.name)), [&] {
-      ASSIGN_OR_RETURN(Result r,
-                       c_->Run(Sql::kInsertCollection,
-                               Params().Bytes(collection.name).Bytes(collection.config), "insert"));
+    std::int64_t seq = 0;
+    Status status = Write(fmt::format("create collection '{}'", Printable(collection.name)), [&] {
+      ASSIGN_OR_RETURN(seq, TakeSequence());
+      ASSIGN_OR_RETURN(
+          Result r,
+          c_->Run(Sql::kInsertCollection,
+                  Params().Bytes(collection.name).Bytes(collection.config).Int(seq), "insert"));
       if (PQntuples(r.get()) == 0) return Status::AlreadyExists("the collection exists");
-      return Status::Ok();
+      return Log(seq, ChangeKind::kCreate, collection.name);
     });
+    if (!status.ok()) return status;
+    return static_cast<std::uint64_t>(seq);
   }
 
   Status DropCollection(std::string_view name) override {
     std::lock_guard<std::mutex> lock(mu_);
     return Write(fmt::format("drop collection '{}'", Printable(name)), [&] {
+      ASSIGN_OR_RETURN(std::int64_t seq, TakeSequence());
       ASSIGN_OR_RETURN(std::int64_t num, RequireCollection(name));
       // Its records and snapshots go with it (ON DELETE CASCADE).
-      return c_->Run(Sql::kDeleteCollection, Params().Int(num), "delete").status();
+      RETURN_IF_ERROR(c_->Run(Sql::kDeleteCollection, Params().Int(num), "delete").status());
+      return Log(seq, ChangeKind::kDrop, name);
     });
   }
 
@@ -78,12 +92,23 @@ class PostgresStore final : public Store {
     std::lock_guard<std::mutex> lock(mu_);
     std::uint64_t seq = 0;
     Status status = Write(fmt::format("apply to collection '{}'", Printable(collection)), [&] {
-      ASSIGN_OR_RETURN(std::int64_t num, RequireCollection(collection));
-      ASSIGN_OR_RETURN(Result next, c_->Run(Sql::kNextSequence, Params(), "take a sequence"));
-      if (PQntuples(next.get()) != 1) return Status::Corruption("no 'last_seq' in engram_meta");
-      const std::int64_t taken = CellInt(next.get(), 0, 0);
-      if (taken <= 0) return Status::Corruption(fmt::format("sequence {} out of range", taken));
+      ASSIGN_OR_RETURN(const std::int64_t taken, TakeSequence());
       seq = static_cast<std::uint64_t>(taken);
+      // Read after the sequence is taken: every batch before it is committed.
+      ASSIGN_OR_RETURN(std::int64_t num, RequireCollection(collection));
+      Params check;
+      check.Int(num).Int(taken);
+      if (batch.after) {
+        check.Int(ToSqlSeq(*batch.after));
+      } else {
+        check.Null();
+      }
+      ASSIGN_OR_RETURN(Result checked,
+                       c_->Run(Sql::kSetCollectionSeq, check, "check the collection's sequence"));
+      if (PQntuples(checked.get()) == 0) {
+        return Status::Aborted(fmt::format(
+            "the collection changed after sequence {}: a later batch is committed", *batch.after));
+      }
       for (const std::string& id : batch.removes) {
         RETURN_IF_ERROR(c_->Run(Sql::kDeleteRecord, Params().Int(num).Bytes(id),
                                 fmt::format("delete record '{}'", Printable(id)))
@@ -101,7 +126,14 @@ class PostgresStore final : public Store {
                                 "replace the configuration")
                             .status());
       }
-      return Status::Ok();
+      std::vector<std::string_view> removes(batch.removes.begin(), batch.removes.end());
+      std::vector<std::string_view> touches;
+      for (const BodyWrite& touch : batch.touches) {
+        touches.push_back(touch.id);
+        touches.push_back(touch.body);
+      }
+      return Log(taken, batch.config ? ChangeKind::kConfig : ChangeKind::kBatch, collection,
+                 EncodeList(removes), EncodeList(touches));
     });
     if (!status.ok()) return status;
     return seq;
@@ -188,12 +220,15 @@ class PostgresStore final : public Store {
     return Write(
         fmt::format("put snapshot '{}' of collection '{}'", Printable(name), Printable(collection)),
         [&] {
+          ASSIGN_OR_RETURN(std::int64_t seq, TakeSequence());
           ASSIGN_OR_RETURN(std::int64_t num, RequireCollection(collection));
-          return c_
-              ->Run(Sql::kPutSnapshot,
+          RETURN_IF_ERROR(
+              c_->Run(
+                    Sql::kPutSnapshot,
                     Params().Int(num).Bytes(name).Int(ToSqlSeq(snapshot.seq)).Bytes(snapshot.bytes),
                     "write")
-              .status();
+                  .status());
+          return Log(seq, ChangeKind::kSnapshot, collection, {}, {}, name);
         });
   }
 
@@ -217,21 +252,71 @@ class PostgresStore final : public Store {
     return out;
   }
 
+  bool shared() const override { return true; }
+
+  StatusOr<std::vector<Change>> ReadChanges(std::uint64_t after, std::size_t max) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<Change> out;
+    const Status status = Read("read the changes", [&] {
+      out.clear();
+      // One view of the store for the changes and their records.
+      RETURN_IF_ERROR(c_->Exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", "begin"));
+      Status read = postgres::ReadChanges(*c_, ToSqlSeq(after), max, &out);
+      if (read.ok()) return c_->Exec("COMMIT", "commit");
+      if (!c_->lost() && c_->in_transaction()) (void)c_->Exec("ROLLBACK", "roll back");
+      return read;
+    });
+    if (!status.ok()) return status;
+    return out;
+  }
+
+  StatusOr<bool> WaitForChange(std::chrono::milliseconds timeout) override {
+    std::lock_guard<std::mutex> lock(listen_mu_);
+    if (listener_ == nullptr || listener_->lost()) {
+      listener_.reset();
+      ASSIGN_OR_RETURN(std::unique_ptr<Connection> c, Connection::Open(conninfo_));
+      RETURN_IF_ERROR(c->Exec("LISTEN engram_changes", "listen for changes"));
+      listener_ = std::move(c);
+      // Changes committed before LISTEN took effect were not announced.
+      return true;
+    }
+    return listener_->AwaitNotification(timeout);
+  }
+
  private:
+  // The next sequence: the row lock on engram_meta it takes is held to
+  // COMMIT, so sequences are taken in commit order.
+  StatusOr<std::int64_t> TakeSequence() {
+    ASSIGN_OR_RETURN(Result next, c_->Run(Sql::kNextSequence, Params(), "take a sequence"));
+    if (PQntuples(next.get()) != 1) return Status::Corruption("no 'last_seq' in engram_meta");
+    const std::int64_t taken = CellInt(next.get(), 0, 0);
+    if (taken <= 0) return Status::Corruption(fmt::format("sequence {} out of range", taken));
+    return taken;
+  }
+
+  // Records the change `seq` for the engines that follow the store, and
+  // wakes them when it commits (NOTIFY is delivered at COMMIT).
+  Status Log(std::int64_t seq, ChangeKind kind, std::string_view collection,
+             std::string_view removes = {}, std::string_view touches = {},
+             std::string_view snapshot = {}) {
+    Params params;
+    params.Int(seq).Int(static_cast<std::int64_t>(kind)).Bytes(collection);
+    removes.empty() ? params.Null() : params.Bytes(removes);
+    touches.empty() ? params.Null() : params.Bytes(touches);
+    snapshot.empty() ? params.Null() : params.Bytes(snapshot);
+    RETURN_IF_ERROR(c_->Run(Sql::kLogChange, params, "log the change").status());
+    return c_->Exec("NOTIFY engram_changes", "announce the change");
+  }
+
   // Runs `body` inside BEGIN ... COMMIT. On any failure the transaction is
   // rolled back (the server does so itself when the connection is gone) and
-  // the error returned with `what` as context. A write is never retried: when
-  // the connection is lost the store refuses writes (FailedPrecondition) until
-  // it is reopened, as the SQLite store does after an I/O error, since a
-  // COMMIT whose answer was lost may have been applied and the engine's
-  // indexes must then be rebuilt from the store.
+  // the error returned with `what` as context. A write is never retried once
+  // sent. A COMMIT whose answer was lost may have been applied: unlike the
+  // SQLite store, this one keeps accepting writes (on a new connection),
+  // because the change feed says what committed: the engine applies the
+  // batch when it follows it, and its next write, decided without it, is
+  // refused (WriteBatch::after) until it has.
   Status Write(std::string_view what, const std::function<Status()>& body) {
-    if (!broken_.ok()) {
-      return Status::FailedPrecondition(
-                 fmt::format("the store refuses writes after a lost connection ({}); reopen it",
-                             broken_.message()))
-          .WithContext(what);
-    }
     RETURN_IF_ERROR(Reconnect().WithContext(what));
     bool committing = false;
     Status status = [&] {
@@ -252,7 +337,7 @@ class PostgresStore final : public Store {
       status = Status::IoError(fmt::format(
           "{}; {}", status.message(),
           committing ? "the connection was lost during COMMIT: the batch is either applied whole "
-                       "or not at all, which is unknown until the store is reopened"
+                       "or not at all (the change feed tells which)"
                      : "the connection was lost before COMMIT: nothing of it was applied"));
     } else if (c_->in_transaction()) {
       Status rollback = c_->Exec("ROLLBACK", "roll back");
@@ -261,7 +346,6 @@ class PostgresStore final : public Store {
             fmt::format("{}; rollback failed too: {}", status.message(), rollback.message()));
       }
     }
-    if (status.code() == StatusCode::kIoError) broken_ = status;
     return status.WithContext(what);
   }
 
@@ -282,7 +366,7 @@ class PostgresStore final : public Store {
   // A new connection in place of a lost one.
   Status Reconnect() {
     if (!c_->lost()) return Status::Ok();
-    ASSIGN_OR_RETURN(c_, Connection::Open(conninfo_, options_.owner));
+    ASSIGN_OR_RETURN(c_, Connection::Open(conninfo_));
     return Status::Ok();
   }
 
@@ -324,8 +408,8 @@ class PostgresStore final : public Store {
   std::mutex mu_;  // one connection, used by one thread at a time
   std::unique_ptr<Connection> c_;
   const std::string conninfo_;
-  const PostgresOptions options_;
-  Status broken_;  // the lost connection that stopped writes, or OK
+  std::mutex listen_mu_;                  // guards listener_
+  std::unique_ptr<Connection> listener_;  // LISTENs for WaitForChange
 };
 
 }  // namespace
@@ -334,10 +418,9 @@ bool IsPostgresUrl(std::string_view location) {
   return location.starts_with("postgresql://") || location.starts_with("postgres://");
 }
 
-StatusOr<std::unique_ptr<Store>> OpenPostgresStore(const std::string& conninfo,
-                                                   const PostgresOptions& options) {
-  ASSIGN_OR_RETURN(std::unique_ptr<Connection> c, Connection::Open(conninfo, options.owner));
-  return std::unique_ptr<Store>(new PostgresStore(std::move(c), conninfo, options));
+StatusOr<std::unique_ptr<Store>> OpenPostgresStore(const std::string& conninfo) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Connection> c, Connection::Open(conninfo));
+  return std::unique_ptr<Store>(new PostgresStore(std::move(c), conninfo));
 }
 
 }  // namespace engram::storage

@@ -2,6 +2,8 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -44,6 +46,21 @@ CREATE TABLE engram_snapshots(
   PRIMARY KEY (coll, name));
 ALTER TABLE engram_snapshots ALTER COLUMN bytes SET STORAGE EXTERNAL;
 )sql",
+    // 2: a change feed for engines sharing the store. Every sequence is one
+    // row of engram_changes; a batch's puts are the records carrying its
+    // sequence (found by engram_records_seq); engram_collections.seq is the
+    // sequence of the collection's last batch (WriteBatch::after).
+    R"sql(
+ALTER TABLE engram_collections ADD COLUMN seq bigint NOT NULL DEFAULT 0;
+CREATE INDEX engram_records_seq ON engram_records(seq);
+CREATE TABLE engram_changes(
+  seq bigint PRIMARY KEY,
+  kind bigint NOT NULL,
+  collection bytea NOT NULL,
+  removes bytea,
+  touches bytea,
+  snapshot bytea);
+)sql",
 };
 static_assert(std::size(kMigrations) == kPostgresSchemaVersion);
 
@@ -54,9 +71,9 @@ constexpr std::int64_t kMigrationLock = 0x656e6772616d;
 constexpr Statement kStatements[] = {
     {"find_collection", "SELECT num FROM engram_collections WHERE name = $1", "b"},
     {"insert_collection",
-     "INSERT INTO engram_collections(name, config) VALUES ($1, $2) "
+     "INSERT INTO engram_collections(name, config, seq) VALUES ($1, $2, $3) "
      "ON CONFLICT (name) DO NOTHING RETURNING num",
-     "bb"},
+     "bbi"},
     {"set_collection_config", "UPDATE engram_collections SET config = $2 WHERE num = $1", "ib"},
     {"delete_collection", "DELETE FROM engram_collections WHERE num = $1", "i"},
     {"list_collections", "SELECT name, config FROM engram_collections ORDER BY name", ""},
@@ -93,6 +110,25 @@ constexpr Statement kStatements[] = {
      "SELECT s.seq, s.bytes FROM engram_collections c "
      "LEFT JOIN engram_snapshots s ON s.coll = c.num AND s.name = $2 WHERE c.name = $1",
      "bb"},
+    // No row: a batch of the collection later than $3 is committed (or the
+    // collection is gone). A NULL $3 checks nothing.
+    {"set_collection_seq",
+     "UPDATE engram_collections SET seq = $2 WHERE num = $1 AND ($3::bigint IS NULL OR seq <= $3) "
+     "RETURNING num",
+     "iii"},
+    {"log_change",
+     "INSERT INTO engram_changes(seq, kind, collection, removes, touches, snapshot) "
+     "VALUES ($1, $2, $3, $4, $5, $6)",
+     "iibbbb"},
+    {"read_changes",
+     "SELECT seq, kind, collection, removes, touches, snapshot FROM engram_changes "
+     "WHERE seq > $1 ORDER BY seq LIMIT $2",
+     "ii"},
+    {"read_puts",
+     "SELECT c.name, r.seq, r.doc, r.id, r.body, r.vector FROM engram_records r "
+     "JOIN engram_collections c ON c.num = r.coll WHERE r.seq > $1 AND r.seq <= $2 "
+     "ORDER BY r.seq, r.doc",
+     "ii"},
 };
 static_assert(std::size(kStatements) == static_cast<std::size_t>(Sql::kCount));
 
@@ -108,6 +144,32 @@ StatusOr<std::int64_t> AppliedVersion(Connection& c) {
 }
 
 }  // namespace
+
+std::string EncodeList(const std::vector<std::string_view>& items) {
+  std::string out;
+  for (std::string_view item : items) {
+    const auto n = static_cast<std::uint32_t>(item.size());
+    for (int shift = 0; shift < 32; shift += 8)
+      out.push_back(static_cast<char>((n >> shift) & 0xff));
+    out.append(item);
+  }
+  return out;
+}
+
+StatusOr<std::vector<std::string>> DecodeList(std::string_view bytes) {
+  std::vector<std::string> items;
+  while (!bytes.empty()) {
+    if (bytes.size() < 4) return Status::Corruption("a change's list ends inside a length");
+    std::uint32_t n = 0;
+    for (int i = 0; i < 4; ++i)
+      n |= static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i])) << (8 * i);
+    bytes.remove_prefix(4);
+    if (n > bytes.size()) return Status::Corruption("a change's list item runs past its end");
+    items.emplace_back(bytes.substr(0, n));
+    bytes.remove_prefix(n);
+  }
+  return items;
+}
 
 const Statement& StatementFor(Sql sql) {
   return kStatements[static_cast<int>(sql)];

@@ -4,6 +4,9 @@
 #define ENGRAM_STORAGE_POSTGRES_STATEMENTS_H_
 
 #include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "engram/status.h"
 #include "storage/postgres/connection.h"
@@ -20,22 +23,28 @@ struct Statement {
 const Statement& StatementFor(Sql sql);
 
 // The schema version this build writes (the largest migration).
-inline constexpr std::int64_t kPostgresSchemaVersion = 1;
-
-// The store's owner lock: a session advisory lock on the key ('engr', 1) in
-// the store's database, and the query that names the session holding it.
-inline constexpr const char* kTakeOwnerLock = "SELECT pg_try_advisory_lock(1701734258, 1)";
-inline constexpr const char* kOwnerLockHolder =
-    "SELECT a.application_name, a.pid::bigint FROM pg_locks l JOIN pg_stat_activity a "
-    "ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.classid = 1701734258 AND l.objid = 1 "
-    "AND l.objsubid = 2 AND l.granted AND l.database = "
-    "(SELECT oid FROM pg_database WHERE datname = current_database())";
+inline constexpr std::int64_t kPostgresSchemaVersion = 2;
 
 // Brings the database's schema to kPostgresSchemaVersion in one transaction,
 // under an advisory lock so that concurrent openers migrate one at a time;
 // each applied migration is recorded in `engram_schema_version`.
 // FailedPrecondition when the database has a newer version than this build.
 Status Migrate(Connection& connection);
+
+// The kinds of engram_changes rows (Change::Kind, with a batch that replaced
+// the configuration apart).
+enum class ChangeKind : std::int64_t {
+  kCreate = 1,
+  kDrop = 2,
+  kBatch = 3,
+  kConfig = 4,
+  kSnapshot = 5
+};
+
+// A list of byte strings as one bytea (each a 4-byte little-endian length
+// and its bytes), and back: Corruption when `bytes` is not such a list.
+std::string EncodeList(const std::vector<std::string_view>& items);
+StatusOr<std::vector<std::string>> DecodeList(std::string_view bytes);
 
 }  // namespace engram::storage::postgres
 

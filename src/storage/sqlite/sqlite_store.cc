@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -101,12 +102,16 @@ class SqliteStore final : public Store {
 
   Status Init() {
     RETURN_IF_ERROR(sql_.Prepare());
-    return ReadMeta("last_seq").status();
+    ASSIGN_OR_RETURN(std::int64_t last, ReadMeta("last_seq"));
+    if (last < 0) return Status::Corruption(fmt::format("last sequence {} is negative", last));
+    opened_seq_ = static_cast<std::uint64_t>(last);
+    return Status::Ok();
   }
 
-  Status CreateCollection(const CollectionRow& collection) override {
+  StatusOr<std::uint64_t> CreateCollection(const CollectionRow& collection) override {
     std::lock_guard<std::mutex> lock(mu_);
-    return Write(fmt::format("create collection '{}'", Printable(collection.name)), [&] {
+    std::uint64_t seq = 0;
+    Status status = Write(fmt::format("create collection '{}'", Printable(collection.name)), [&] {
       ASSIGN_OR_RETURN(std::optional<std::int64_t> num, FindCollection(collection.name));
       if (num) return Status::AlreadyExists("the collection exists");
       Bound s(sql_.insert_collection);
@@ -116,8 +121,12 @@ class SqliteStore final : public Store {
       if (sqlite3_last_insert_rowid(db_) > kMaxCollectionNumber) {
         return Status::ResourceExhausted("collection numbers exhausted");
       }
+      ASSIGN_OR_RETURN(seq, TakeSequence());
       return Status::Ok();
     });
+    if (!status.ok()) return status;
+    last_batch_[collection.name] = seq;
+    return seq;
   }
 
   Status DropCollection(std::string_view name) override {
@@ -137,7 +146,8 @@ class SqliteStore final : public Store {
       }
       Bound s(sql_.delete_collection);
       sqlite3_bind_int64(s, 1, num);
-      return Done(s, "delete collection");
+      RETURN_IF_ERROR(Done(s, "delete collection"));
+      return TakeSequence().status();
     });
   }
 
@@ -160,11 +170,11 @@ class SqliteStore final : public Store {
     std::uint64_t seq = 0;
     Status status = Write(fmt::format("apply to collection '{}'", Printable(collection)), [&] {
       ASSIGN_OR_RETURN(std::int64_t num, RequireCollection(collection));
-      ASSIGN_OR_RETURN(std::int64_t last, ReadMeta("last_seq"));
-      if (last < 0 || last == std::numeric_limits<std::int64_t>::max()) {
-        return Status::Corruption(fmt::format("last sequence {} out of range", last));
+      if (batch.after && LastBatch(collection) > *batch.after) {
+        return Status::Aborted(fmt::format(
+            "the collection changed after sequence {}: a later batch is committed", *batch.after));
       }
-      seq = static_cast<std::uint64_t>(last) + 1;
+      ASSIGN_OR_RETURN(seq, TakeSequence());
       for (const std::string& id : batch.removes) RETURN_IF_ERROR(DeleteRecord(num, id));
       for (const RecordWrite& put : batch.puts) {
         RETURN_IF_ERROR(DeleteRecord(num, put.id));
@@ -197,12 +207,10 @@ class SqliteStore final : public Store {
         sqlite3_bind_int64(s, 2, num);
         RETURN_IF_ERROR(Done(s, "replace the configuration"));
       }
-      Bound s(sql_.set_meta);
-      sqlite3_bind_int64(s, 1, static_cast<std::int64_t>(seq));
-      BindText(s, 2, "last_seq");
-      return Done(s, "advance the sequence");
+      return Status::Ok();
     });
     if (!status.ok()) return status;
+    last_batch_[std::string(collection)] = seq;
     return seq;
   }
 
@@ -270,7 +278,8 @@ class SqliteStore final : public Store {
           BindText(s, 2, name);
           sqlite3_bind_int64(s, 3, ToSqlSeq(snapshot.seq));
           BindBlob(s, 4, snapshot.bytes);
-          return Done(s, "write");
+          RETURN_IF_ERROR(Done(s, "write"));
+          return TakeSequence().status();  // every change takes one, as in a shared store
         });
   }
 
@@ -323,6 +332,27 @@ class SqliteStore final : public Store {
     }
     if (status.code() == StatusCode::kIoError) broken_ = status;
     return status.WithContext(what);
+  }
+
+  // The next sequence, stored as the last one (inside a write transaction).
+  StatusOr<std::uint64_t> TakeSequence() {
+    ASSIGN_OR_RETURN(std::int64_t last, ReadMeta("last_seq"));
+    if (last < 0 || last == std::numeric_limits<std::int64_t>::max()) {
+      return Status::Corruption(fmt::format("last sequence {} out of range", last));
+    }
+    Bound s(sql_.set_meta);
+    sqlite3_bind_int64(s, 1, last + 1);
+    BindText(s, 2, "last_seq");
+    RETURN_IF_ERROR(Done(s, "advance the sequence"));
+    return static_cast<std::uint64_t>(last) + 1;
+  }
+
+  // The sequence of the collection's last batch (WriteBatch::after). The
+  // store has one owner, so it is known from the open on: a collection not
+  // written since counts as written at the sequence the store opened with.
+  std::uint64_t LastBatch(std::string_view collection) const {
+    auto it = last_batch_.find(collection);
+    return it == last_batch_.end() ? opened_seq_ : it->second;
   }
 
   // Steps `s` once, expecting it to finish.
@@ -387,7 +417,9 @@ class SqliteStore final : public Store {
   }
 
   sqlite3* db_;
-  std::mutex mu_;  // one connection, used by one thread at a time (below)
+  std::mutex mu_;                 // one connection, used by one thread at a time (below)
+  std::uint64_t opened_seq_ = 0;  // the last sequence when the store opened
+  std::map<std::string, std::uint64_t, std::less<>> last_batch_;  // written since the open
   Statements sql_;
   const std::string path_;
   Status broken_;  // the I/O error that stopped writes, or OK
