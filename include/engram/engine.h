@@ -339,7 +339,8 @@ class Engine {
  public:
   struct Options {
     std::size_t threads = 2;  // vector index building
-    // Who opens the store ("engram serve"), as a second opener is told.
+    // Who opens the store ("engram serve"), as a second opener of a store
+    // directory is told.
     std::string holder = "engram";
     // Background checkpoints: a collection's index images are written once
     // this many of its records changed, or this many milliseconds after its
@@ -413,6 +414,9 @@ class Engine {
   // follower's last error while it cannot read or apply the changes (the
   // store unreachable); /readyz reports it.
   Status Health() const;
+  // On a shared store: the sequence up to which this engine has applied
+  // every change (for metrics: nodes compare it); nullopt otherwise.
+  std::optional<std::uint64_t> Followed() const;
 
   // InvalidArgument (a message naming the bad part) for a bad spec;
   // AlreadyExists for a taken name.

@@ -123,7 +123,10 @@ class Store {
   // any earlier one in the store (an empty batch takes one too). NotFound
   // for an unknown collection; InvalidArgument, writing nothing, when a put's
   // doc belongs to another id after the batch's removes. After an IoError
-  // the store refuses writes (FailedPrecondition) until it is reopened.
+  // a store with one owner refuses writes (FailedPrecondition) until it is
+  // reopened, since its owner's indexes may disagree with it; a shared store
+  // keeps writing (its followers learn from the change feed whether a batch
+  // whose COMMIT went unanswered committed).
   virtual StatusOr<std::uint64_t> Apply(std::string_view collection, const WriteBatch& batch) = 0;
 
   // The store's last applied sequence (0 for a new store).
@@ -162,10 +165,18 @@ class Store {
   // up to the last one returned is committed, and none is missing between.
   // Sequences are taken in commit order (a later one never commits first),
   // and every sequence the store hands out is a change, so the list has no
-  // gaps.
+  // gaps. NotFound when the change after `after` was trimmed (TrimChanges).
   virtual StatusOr<std::vector<Change>> ReadChanges(std::uint64_t after, std::size_t max) {
     (void)after, (void)max;
     return Status::Unimplemented("this store has one owner and no change feed");
+  }
+  // Drops the changes up to `through` from the feed (they stay applied in
+  // the store): the feed keeps what followers lagging by less still need.
+  // A ReadChanges after a trimmed sequence is then NotFound: the follower
+  // loads the store afresh. No-op on a store without a feed.
+  virtual Status TrimChanges(std::uint64_t through) {
+    (void)through;
+    return Status::Ok();
   }
   // Waits up to `timeout` for a change committed by anyone; true when one
   // was announced, false at the timeout. IoError when the store cannot be

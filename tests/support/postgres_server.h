@@ -2,7 +2,8 @@
 // directory, started on a Unix socket in that directory (no TCP), stopped and
 // removed when the object goes away. PostgreSQL refuses to run as root, so
 // when the test runs as root the server runs as the unprivileged `postgres`
-// user that Debian's package creates (or `nobody`).
+// user that Debian's package creates (or `nobody`). Tests run it without
+// fsync (durability is not what they check); a benchmark asks for `durable`.
 #ifndef ENGRAM_TESTS_SUPPORT_POSTGRES_SERVER_H_
 #define ENGRAM_TESTS_SUPPORT_POSTGRES_SERVER_H_
 
@@ -15,7 +16,10 @@ class PostgresServer {
  public:
   // Starts a server from the PostgreSQL 15 binaries (ENGRAM_PG_BINDIR, else
   // /usr/lib/postgresql/15/bin). nullptr with `*error` set when it cannot.
-  static std::unique_ptr<PostgresServer> Start(std::string* error);
+  // Without `durable` it runs with fsync=off and full_page_writes=off; with
+  // it, PostgreSQL's defaults (fsync=on, full_page_writes=on,
+  // synchronous_commit=on).
+  static std::unique_ptr<PostgresServer> Start(std::string* error, bool durable = false);
   ~PostgresServer();
   PostgresServer(const PostgresServer&) = delete;
   PostgresServer& operator=(const PostgresServer&) = delete;
@@ -27,11 +31,21 @@ class PostgresServer {
   const std::string& socket_dir() const { return dir_; }
   static constexpr const char* kUser = "engram";
 
+  // A libpq connection string and a postgresql:// URL for `database`.
+  std::string Conninfo(const std::string& database) const;
+  std::string Url(const std::string& database) const;
+
  private:
   PostgresServer() = default;
   std::string dir_, bindir_, user_, conninfo_;
   bool started_ = false;
 };
+
+// Runs `sql` (fixed text: nothing user-supplied) over `conninfo` on a
+// connection of its own; the error text, empty on success. `first`, when
+// given, receives the first column of the first row ("" when none).
+std::string ExecuteSql(const std::string& conninfo, const std::string& sql,
+                       std::string* first = nullptr);
 
 }  // namespace engram::testing
 
