@@ -134,13 +134,23 @@ cpu_ticks() {  # PID...: utime + stime, summed
   for p in "$@"; do sum=$((sum + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done
   echo "$sum"
 }
-# PostgreSQL's CPU: the postmaster (with its reaped children) and the live
-# backends it started.
-pg_cpu_ticks() {
+# PostgreSQL's processes (the postmaster and its children: the nodes'
+# backends, the checkpointer, ...) as "PID TICKS" lines, utime + stime.
+# Fields are counted after the command name, which may hold spaces; a process
+# that ends during the scan is skipped (awk then exits 2).
+pg_cpu_snapshot() {
   local postmaster
   postmaster=$(head -1 "$pg_dir/data/postmaster.pid")
-  awk -v pm="$postmaster" '$1 == pm {s += $14 + $15 + $16 + $17} $4 == pm {s += $14 + $15} END {print s}' \
-    /proc/[0-9]*/stat 2>/dev/null
+  awk -v pm="$postmaster" '
+    FNR == 1 {
+      split(FILENAME, path, "/"); sub(/^.*\) /, "")
+      if (path[3] == pm || $2 == pm) print path[3], $12 + $13
+    }' /proc/[0-9]*/stat 2>/dev/null || true
+}
+# The CPU ticks between two snapshots of the processes alive in both (those
+# that started or ended between them are left out: none of the searches').
+pg_cpu_delta() {  # BEFORE AFTER
+  awk 'NR == FNR {t[$1] = $2; next} ($1 in t) {s += $2 - t[$1]} END {print s + 0}' "$1" "$2"
 }
 last_seq() { psql_do "$1" "SELECT value FROM engram_meta WHERE key = 'last_seq'"; }
 create_and_ingest() {  # DATABASE FILE
@@ -176,7 +186,7 @@ results=$work/search.txt
 : >"$results"
 lua=$root/bench/server/search.lua
 search_round() {  # NODES -> appends one line to $results
-  local n=$1 per=$(( connections / $1 )) i cpu0 cpu1 pg0 pg1 wrk_pids=()
+  local n=$1 per=$(( connections / $1 )) i cpu0 cpu1 wrk_pids=()
   for i in $(seq 0 $((n - 1))); do  # warm-up
     wrk -t1 -c"$per" -d3s -s "$lua" "http://127.0.0.1:${ports[$i]}/v1/collections/$collection/search" \
       -- "$work/requests.jsonl" >/dev/null &
@@ -185,7 +195,7 @@ search_round() {  # NODES -> appends one line to $results
   for p in "${wrk_pids[@]}"; do wait "$p"; done
   wrk_pids=()
   cpu0=$(cpu_ticks "${pids[@]:0:n}")
-  pg0=$(pg_cpu_ticks)
+  pg_cpu_snapshot >"$work/pg-cpu-0"
   for i in $(seq 0 $((n - 1))); do
     /usr/bin/time -f 'WRKCPU %U %S' -o "$work/wrk-$n-$i.time" \
       wrk -t1 -c"$per" -d"${duration}s" --timeout 10s --latency -s "$lua" \
@@ -195,9 +205,9 @@ search_round() {  # NODES -> appends one line to $results
   done
   for p in "${wrk_pids[@]}"; do wait "$p"; done
   cpu1=$(cpu_ticks "${pids[@]:0:n}")
-  pg1=$(pg_cpu_ticks)
+  pg_cpu_snapshot >"$work/pg-cpu-1"
   cat "$work"/wrk-"$n"-*.txt | grep '^RESULT' | awk -v n="$n" -v c="$connections" \
-    -v cpu="$(( cpu1 - cpu0 ))" -v pg="$(( pg1 - pg0 ))" -v tck="$tck" -v load="$(cut -d' ' -f1 /proc/loadavg)" \
+    -v cpu="$(( cpu1 - cpu0 ))" -v pg="$(pg_cpu_delta "$work/pg-cpu-0" "$work/pg-cpu-1")" -v tck="$tck" -v load="$(cut -d' ' -f1 /proc/loadavg)" \
     -v wcpu="$(cat "$work"/wrk-"$n"-*.time | awk '/^WRKCPU/ {s += $2 + $3} END {print s}')" '
     function f(line, key) { match(line, " " key "=[^ ]*"); return substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2) }
     { req += f($0, "requests"); sec = f($0, "seconds") > sec ? f($0, "seconds") : sec; qps += f($0, "requests") / f($0, "seconds")
