@@ -296,7 +296,7 @@ if ! skipped catchup; then
   stop_node 0
   ingest_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", b - a}')
   follow_s=$(awk -v a="$t1" -v b="$t2" 'BEGIN {printf "%.2f", b - a}')
-  snapshots=$(psql_do catchup "SELECT count(*) || ' snapshot rows, ' || pg_size_pretty(sum(length(bytes))) || ', newest at sequence ' || max(seq) FROM engram_snapshots")
+  snapshots=$(psql_do catchup "SELECT count(*) || ' snapshot row(s), ' || pg_size_pretty(sum(length(bytes))) || ', newest at sequence ' || max(seq) FROM engram_snapshots")
   catchup_rows=()
   catchup_row() {  # LABEL
     local opened
