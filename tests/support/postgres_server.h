@@ -2,7 +2,8 @@
 // directory, started on a Unix socket in that directory (no TCP), stopped and
 // removed when the object goes away. PostgreSQL refuses to run as root, so
 // when the test runs as root the server runs as the unprivileged `postgres`
-// user that Debian's package creates (or `nobody`).
+// user that Debian's package creates (or `nobody`). A test may stop it and
+// start it again on the same data and socket (a server restart).
 #ifndef ENGRAM_TESTS_SUPPORT_POSTGRES_SERVER_H_
 #define ENGRAM_TESTS_SUPPORT_POSTGRES_SERVER_H_
 
@@ -22,6 +23,13 @@ class PostgresServer {
 
   // A libpq connection string for the server's `postgres` database.
   const std::string& conninfo() const { return conninfo_; }
+  // A postgresql:// URL for `database` on the server (what `--store` takes).
+  std::string Url(const std::string& database) const;
+  // Stops the server (fast shutdown: sessions are ended, nothing committed
+  // is lost) and starts it again on the same data directory and socket.
+  // Whether it worked; the server's log in `*error` when not.
+  bool Stop(std::string* error);
+  bool Resume(std::string* error);
   // The directory of the server's Unix socket (its host in a connection
   // string), and the user to connect as.
   const std::string& socket_dir() const { return dir_; }
@@ -29,6 +37,8 @@ class PostgresServer {
 
  private:
   PostgresServer() = default;
+  // `pg_ctl ARGS` as the server's user, its output in the log.
+  int Control(const std::string& args) const;
   std::string dir_, bindir_, user_, conninfo_;
   bool started_ = false;
 };

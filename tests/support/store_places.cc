@@ -60,13 +60,6 @@ std::string Run(const std::string& conninfo, const std::string& sql) {
   return error;
 }
 
-// '/' as %2F: a socket directory as the host of a URL.
-std::string UrlHost(const std::string& dir) {
-  std::string out;
-  for (char c : dir) out += c == '/' ? std::string("%2F") : std::string(1, c);
-  return out;
-}
-
 }  // namespace
 
 StoreKind SqliteKind() {
@@ -94,8 +87,7 @@ std::unique_ptr<PostgresPlace> PostgresPlace::Make() {
   }
   place->conninfo_ = fmt::format("host={} dbname={} user={}", server->socket_dir(),
                                  place->database_, engram::testing::PostgresServer::kUser);
-  place->url_ = fmt::format("postgresql://{}@{}/{}", engram::testing::PostgresServer::kUser,
-                            UrlHost(server->socket_dir()), place->database_);
+  place->url_ = server->Url(place->database_);
   return place;
 }
 
