@@ -339,7 +339,8 @@ class Engine {
  public:
   struct Options {
     std::size_t threads = 2;  // vector index building
-    // Who opens the store ("engram serve"), as a second opener is told.
+    // Who opens the store ("engram serve"), as a second opener of a store
+    // directory is told.
     std::string holder = "engram";
     // Background checkpoints: a collection's index images are written once
     // this many of its records changed, or this many milliseconds after its

@@ -1,8 +1,8 @@
 // The store a command works on: the `--db DIR` option (a leading `~` is
 // expanded here, since agent hosts start engram from a JSON configuration
 // with no shell to do it) or the `--store URL` option (a PostgreSQL store),
-// and opening it as the named command, so that a second opener is told who
-// holds the store.
+// and opening it as the named command, so that a second opener of a store
+// directory is told who holds it (a PostgreSQL store is shared).
 #ifndef ENGRAM_CLI_STORE_OPTION_H_
 #define ENGRAM_CLI_STORE_OPTION_H_
 

@@ -123,7 +123,10 @@ class Store {
   // any earlier one in the store (an empty batch takes one too). NotFound
   // for an unknown collection; InvalidArgument, writing nothing, when a put's
   // doc belongs to another id after the batch's removes. After an IoError
-  // the store refuses writes (FailedPrecondition) until it is reopened.
+  // a store with one owner refuses writes (FailedPrecondition) until it is
+  // reopened, since its owner's indexes may disagree with it; a shared store
+  // keeps writing (its followers learn from the change feed whether a batch
+  // whose COMMIT went unanswered committed).
   virtual StatusOr<std::uint64_t> Apply(std::string_view collection, const WriteBatch& batch) = 0;
 
   // The store's last applied sequence (0 for a new store).

@@ -310,18 +310,13 @@ class PostgresStore final : public Store {
 
   // Runs `body` inside BEGIN ... COMMIT. On any failure the transaction is
   // rolled back (the server does so itself when the connection is gone) and
-  // the error returned with `what` as context. A write is never retried: when
-  // the connection is lost the store refuses writes (FailedPrecondition) until
-  // it is reopened, as the SQLite store does after an I/O error, since a
-  // COMMIT whose answer was lost may have been applied and the engine's
-  // indexes must then be rebuilt from the store.
+  // the error returned with `what` as context. A write is never retried once
+  // sent. A COMMIT whose answer was lost may have been applied: unlike the
+  // SQLite store, this one keeps accepting writes (on a new connection),
+  // because the change feed says what committed: the engine applies the
+  // batch when it follows it, and its next write, decided without it, is
+  // refused (WriteBatch::after) until it has.
   Status Write(std::string_view what, const std::function<Status()>& body) {
-    if (!broken_.ok()) {
-      return Status::FailedPrecondition(
-                 fmt::format("the store refuses writes after a lost connection ({}); reopen it",
-                             broken_.message()))
-          .WithContext(what);
-    }
     RETURN_IF_ERROR(Reconnect().WithContext(what));
     bool committing = false;
     Status status = [&] {
@@ -342,7 +337,7 @@ class PostgresStore final : public Store {
       status = Status::IoError(fmt::format(
           "{}; {}", status.message(),
           committing ? "the connection was lost during COMMIT: the batch is either applied whole "
-                       "or not at all, which is unknown until the store is reopened"
+                       "or not at all (the change feed tells which)"
                      : "the connection was lost before COMMIT: nothing of it was applied"));
     } else if (c_->in_transaction()) {
       Status rollback = c_->Exec("ROLLBACK", "roll back");
@@ -351,7 +346,6 @@ class PostgresStore final : public Store {
             fmt::format("{}; rollback failed too: {}", status.message(), rollback.message()));
       }
     }
-    if (status.code() == StatusCode::kIoError) broken_ = status;
     return status.WithContext(what);
   }
 
@@ -414,7 +408,6 @@ class PostgresStore final : public Store {
   std::mutex mu_;  // one connection, used by one thread at a time
   std::unique_ptr<Connection> c_;
   const std::string conninfo_;
-  Status broken_;                         // the lost connection that stopped writes, or OK
   std::mutex listen_mu_;                  // guards listener_
   std::unique_ptr<Connection> listener_;  // LISTENs for WaitForChange
 };
