@@ -3,11 +3,13 @@
 // random nodes one at a time, the reference given the same writes in the
 // same order, and after each write readers on every node, passing the
 // write's token, answer as the reference does; then writers on every node
-// at once, after which every node, and a node started afterwards, holds the
-// same records, which are the reference's when it replays the acknowledged
-// writes in token order (the commit order). The seed is printed; set
+// at once, with readers on every node passing the latest token, after which
+// every node, and a node started afterwards, holds the same records, which
+// are the reference's when it replays the acknowledged writes in token
+// order (the commit order). The seed is printed; set
 // ENGRAM_NODES_SEED to replay one, ENGRAM_NODES_STEPS for more steps.
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -136,9 +138,34 @@ TEST_F(NodesTest, ConcurrentWritersOnEveryNodeLeaveOneStateEverywhere) {
   std::vector<Acknowledged> acknowledged;
   std::vector<std::string> failed;
   std::size_t aborted = 0;  // 503: writers on other nodes kept winning (nothing written)
-  std::vector<std::thread> writers;
+  std::string last;         // the largest token acknowledged so far
+  std::atomic<int> writing{static_cast<int>(nodes_.size())};
+  std::vector<std::thread> threads;
+  // Readers on every node meanwhile, each after the latest token any node
+  // acknowledged: answered (a get may find nothing), never left waiting.
+  std::size_t read_count = 0;
   for (std::size_t n = 0; n < nodes_.size(); ++n) {
-    writers.emplace_back([&, n] {
+    threads.emplace_back([&, n] {
+      RandomOps ops(seed ^ (n + 1) << 32);
+      while (writing > 0) {
+        const Op read = ops.Read();
+        std::string token;
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          token = last;
+        }
+        const Answer a = Call(nodes_[n]->port(), read.method, read.path, read.body, token);
+        std::lock_guard<std::mutex> lock(mu);
+        ++read_count;
+        if (a.status != 200 && !(a.status == 404 && read.method == "GET")) {
+          failed.push_back(read.what + " on node " + std::to_string(n) + " after token " + token +
+                           ": " + std::to_string(a.status) + " " + a.body.dump());
+        }
+      }
+    });
+  }
+  for (std::size_t n = 0; n < nodes_.size(); ++n) {
+    threads.emplace_back([&, n] {
       RandomOps ops(seed + n);
       for (std::uint64_t i = 0; i < per_writer; ++i) {
         const Op write = ops.Write();
@@ -151,14 +178,17 @@ TEST_F(NodesTest, ConcurrentWritersOnEveryNodeLeaveOneStateEverywhere) {
                            std::to_string(a.status) + " " + a.body.dump());
         } else if (!a.token.empty()) {  // no token: it changed nothing
           acknowledged.push_back({std::stoull(a.token), write, Untokened(a.body)});
+          last = MaxToken(last, a.token);
         }
       }
+      --writing;
     });
   }
-  for (std::thread& t : writers) t.join();
+  for (std::thread& t : threads) t.join();
   EXPECT_TRUE(failed.empty()) << failed.front();
   std::cout << acknowledged.size() << " writes changed the store, " << aborted
-            << " were refused as stale too often" << std::endl;
+            << " were refused as stale too often; " << read_count << " reads meanwhile"
+            << std::endl;
   EXPECT_LE(aborted, acknowledged.size() / 10) << "most writes should win";
   // Each token names one commit; replayed in that order on the reference,
   // each write does what it did on its node.
