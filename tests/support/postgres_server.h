@@ -25,8 +25,8 @@ class PostgresServer {
   const std::string& conninfo() const { return conninfo_; }
   // A postgresql:// URL for `database` on the server (what `--store` takes).
   std::string Url(const std::string& database) const;
-  // Stops the server (fast shutdown: sessions are ended, nothing committed
-  // is lost) and starts it again on the same data directory and socket.
+  // Stop: a fast shutdown (sessions are ended, nothing committed is lost);
+  // Resume starts the server again on the same data directory and socket.
   // Whether it worked; the server's log in `*error` when not.
   bool Stop(std::string* error);
   bool Resume(std::string* error);
@@ -37,7 +37,7 @@ class PostgresServer {
 
  private:
   PostgresServer() = default;
-  // `pg_ctl ARGS` as the server's user, its output in the log.
+  // Runs `pg_ctl -D <data> ARGS` as the server's user; its exit code.
   int Control(const std::string& args) const;
   std::string dir_, bindir_, user_, conninfo_;
   bool started_ = false;
