@@ -125,6 +125,8 @@ StatusOr<std::unique_ptr<Engine>> Engine::Open(const std::string& dir, const Opt
   ASSIGN_OR_RETURN(std::vector<storage::CollectionRow> rows, impl->store->ListCollections());
   for (const storage::CollectionRow& row : rows) {
     StatusOr<std::shared_ptr<Collection>> loaded = impl->Load(row);
+    // Another engine dropped it since the list was read.
+    if (impl->store->shared() && loaded.status().code() == StatusCode::kNotFound) continue;
     if (!loaded.ok()) {
       return Status(loaded.status().code(),
                     "collection '" + row.name + "': " + loaded.status().message());
@@ -149,7 +151,8 @@ StatusOr<std::unique_ptr<Engine>> Engine::Open(const std::string& dir, const Opt
     follow.poll = std::chrono::milliseconds(impl->options.follow_poll_ms);
     impl->follower = std::make_unique<engine::Follower>(
         impl->store.get(), opened_seq,
-        [raw](const storage::Change& change) { return raw->ApplyChange(change); }, follow);
+        [raw](const storage::Change& change) { return raw->ApplyChange(change); },
+        [raw] { return raw->ReloadAll(); }, follow);
   }
   return std::unique_ptr<Engine>(new Engine(std::move(impl)));
 }

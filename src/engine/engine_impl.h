@@ -49,6 +49,9 @@ struct Engine::Impl {
   // Loads the collection `name` as the store has it now in place of the
   // incarnation open (whose writer `old` is then retired), if the store has it.
   Status Reload(const std::string& name, engine::Collection::Writer* old);
+  // Every collection as the store has it now (those it no longer has
+  // dropped); the sequence it reflects.
+  StatusOr<std::uint64_t> ReloadAll();
   // Removes the incarnation `c` of `name` and its retrieve configurations.
   void Forget(const std::string& name, const std::shared_ptr<engine::Collection>& c);
 

@@ -14,10 +14,15 @@ constexpr std::chrono::milliseconds kLastBackoff{5000};
 
 }  // namespace
 
-Follower::Follower(storage::Store* store, std::uint64_t from, Apply apply, FollowOptions options)
-    : store_(store), apply_(std::move(apply)), options_(options), followed_(from), thread_([this] {
-        Run();
-      }) {}
+Follower::Follower(storage::Store* store, std::uint64_t from, Apply apply, Reload reload,
+                   FollowOptions options)
+    : store_(store),
+      apply_(std::move(apply)),
+      reload_(std::move(reload)),
+      options_(options),
+      trimmed_at_(from),
+      followed_(from),
+      thread_([this] { Run(); }) {}
 
 Follower::~Follower() {
   {
@@ -31,18 +36,33 @@ Follower::~Follower() {
 Status Follower::CatchUp() {
   std::lock_guard<std::mutex> one(catch_up_);
   while (true) {
-    ASSIGN_OR_RETURN(std::vector<storage::Change> changes,
-                     store_->ReadChanges(followed(), options_.page));
-    for (const storage::Change& change : changes) {
-      RETURN_IF_ERROR(apply_(change).WithContext("apply change " + std::to_string(change.seq)));
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        followed_ = change.seq;
-      }
-      moved_.notify_all();
+    StatusOr<std::vector<storage::Change>> changes = store_->ReadChanges(followed(), options_.page);
+    if (changes.status().code() == StatusCode::kNotFound) {
+      // Fallen behind what the feed keeps: everything afresh.
+      ASSIGN_OR_RETURN(const std::uint64_t loaded, reload_());
+      Advance(loaded);
+      continue;
     }
-    if (changes.size() < options_.page) return Status::Ok();
+    if (!changes.ok()) return changes.status();
+    for (const storage::Change& change : *changes) {
+      RETURN_IF_ERROR(apply_(change).WithContext("apply change " + std::to_string(change.seq)));
+      Advance(change.seq);
+    }
+    const std::uint64_t at = followed();
+    if (at >= trimmed_at_ + options_.trim_every && at > options_.keep) {
+      RETURN_IF_ERROR(store_->TrimChanges(at - options_.keep));
+      trimmed_at_ = at;
+    }
+    if (changes->size() < options_.page) return Status::Ok();
   }
+}
+
+void Follower::Advance(std::uint64_t seq) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    followed_ = std::max(followed_, seq);
+  }
+  moved_.notify_all();
 }
 
 std::uint64_t Follower::followed() const {

@@ -5,7 +5,9 @@
 // order, and hands each to `apply`; it backs off (up to 5 s) while the store
 // cannot be reached or a change cannot be applied, and reports that as its
 // health. Sequences are gapless and taken in commit order, so "every change
-// up to followed()" is exactly what this engine has applied.
+// up to followed()" is exactly what this engine has applied. The feed is
+// trimmed as it is followed (`keep` changes are kept); a follower that fell
+// behind what is kept loads the whole store afresh (`reload`).
 #ifndef ENGRAM_ENGINE_FOLLOW_H_
 #define ENGRAM_ENGINE_FOLLOW_H_
 
@@ -24,14 +26,20 @@ namespace engram::engine {
 struct FollowOptions {
   std::chrono::milliseconds poll{250};  // the longest wait without an announcement
   std::size_t page = 64;                // changes read per step
+  std::uint64_t keep = 100000;          // changes kept in the feed behind this follower
+  std::uint64_t trim_every = 10000;     // changes applied between two trims
 };
 
 class Follower {
  public:
   using Apply = std::function<Status(const storage::Change&)>;
-  // Follows `store` from the change after `from`; `apply` runs on the
-  // follower's thread, or on a thread calling CatchUp, one change at a time.
-  Follower(storage::Store* store, std::uint64_t from, Apply apply, FollowOptions options = {});
+  // Loads the whole store afresh; the sequence it reflects (every change up
+  // to it is in what it loaded).
+  using Reload = std::function<StatusOr<std::uint64_t>()>;
+  // Follows `store` from the change after `from`; `apply` and `reload` run
+  // on the follower's thread, or on a thread calling CatchUp, one at a time.
+  Follower(storage::Store* store, std::uint64_t from, Apply apply, Reload reload,
+           FollowOptions options = {});
   ~Follower();  // stops the thread (within about `poll`)
   Follower(const Follower&) = delete;
   Follower& operator=(const Follower&) = delete;
@@ -49,11 +57,14 @@ class Follower {
 
  private:
   void Run();
+  void Advance(std::uint64_t seq);  // followed_ reaches `seq`
 
   storage::Store* store_;
   const Apply apply_;
+  const Reload reload_;
   const FollowOptions options_;
-  std::mutex catch_up_;  // one catch-up at a time, in order
+  std::uint64_t trimmed_at_ = 0;  // under catch_up_: followed() at the last trim
+  std::mutex catch_up_;           // one catch-up at a time, in order
   mutable std::mutex mu_;
   std::condition_variable moved_;  // followed_ moved, or stop_
   std::uint64_t followed_;

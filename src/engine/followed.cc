@@ -5,6 +5,8 @@
 // indexed at the numbers the store gave them. Each change applies once per
 // incarnation: one the engine already has (its own write, or a load that saw
 // it) is skipped by its sequence.
+#include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -83,9 +85,20 @@ Status Engine::Impl::ApplyChange(const storage::Change& change) {
     case Kind::kBatch:
       break;
   }
-  if (!c) return Status::Ok();  // dropped since
-  StatusOr<Collection::Writer> writer = c->Write();
-  if (!writer.ok() || change.seq <= writer->applied_seq()) return Status::Ok();
+  std::optional<Collection::Writer> writer;
+  // An incarnation replaced meanwhile (a switch of embedder here) hands the
+  // change to its successor, which decides by its own sequence.
+  for (int attempt = 0; c != nullptr && !writer && attempt < 3; ++attempt) {
+    StatusOr<Collection::Writer> taken = c->Write();
+    if (taken.ok()) {
+      writer.emplace(std::move(taken).value());
+    } else if (!c->retired()) {
+      break;  // dropped
+    } else {
+      c = OpenNamed(*this, change.collection);
+    }
+  }
+  if (!writer || change.seq <= writer->applied_seq()) return Status::Ok();
   if (change.config) {
     // A new configuration (a switch of embedder): the new incarnation is
     // loaded whole, as the store has it.
@@ -102,7 +115,10 @@ Status Engine::Impl::Reload(const std::string& name, Collection::Writer* old) {
   ASSIGN_OR_RETURN(std::vector<storage::CollectionRow> rows, store->ListCollections());
   for (const storage::CollectionRow& row : rows) {
     if (row.name != name) continue;
-    ASSIGN_OR_RETURN(std::shared_ptr<Collection> fresh, Load(row));
+    StatusOr<std::shared_ptr<Collection>> loaded = Load(row);
+    // Dropped while it loaded: its drop follows.
+    if (loaded.status().code() == StatusCode::kNotFound) return Status::Ok();
+    ASSIGN_OR_RETURN(std::shared_ptr<Collection> fresh, std::move(loaded));
     {
       std::lock_guard<std::mutex> lock(retrieve_mutex);
       RETURN_IF_ERROR(LoadRetrieves(*fresh));
@@ -113,6 +129,27 @@ Status Engine::Impl::Reload(const std::string& name, Collection::Writer* old) {
     return Status::Ok();
   }
   return Status::Ok();  // dropped since: its drop follows
+}
+
+StatusOr<std::uint64_t> Engine::Impl::ReloadAll() {
+  ASSIGN_OR_RETURN(const std::uint64_t last, store->LastSequence());
+  ASSIGN_OR_RETURN(std::vector<storage::CollectionRow> rows, store->ListCollections());
+  std::set<std::string> kept;
+  for (const storage::CollectionRow& row : rows) {
+    kept.insert(row.name);
+    std::shared_ptr<Collection> c = OpenNamed(*this, row.name);
+    StatusOr<Collection::Writer> writer =
+        c ? c->Write() : StatusOr<Collection::Writer>(Status::NotFound("not open"));
+    RETURN_IF_ERROR(Reload(row.name, writer.ok() ? &*writer : nullptr));
+  }
+  for (const std::shared_ptr<Collection>& c : All()) {
+    if (kept.count(c->spec().name) > 0) continue;
+    StatusOr<Collection::Writer> writer = c->Write();
+    if (!writer.ok()) continue;
+    Forget(c->spec().name, c);
+    writer->Drop();
+  }
+  return last;
 }
 
 void Engine::Impl::Forget(const std::string& name, const std::shared_ptr<Collection>& c) {

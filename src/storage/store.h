@@ -165,10 +165,18 @@ class Store {
   // up to the last one returned is committed, and none is missing between.
   // Sequences are taken in commit order (a later one never commits first),
   // and every sequence the store hands out is a change, so the list has no
-  // gaps.
+  // gaps. NotFound when the change after `after` was trimmed (TrimChanges).
   virtual StatusOr<std::vector<Change>> ReadChanges(std::uint64_t after, std::size_t max) {
     (void)after, (void)max;
     return Status::Unimplemented("this store has one owner and no change feed");
+  }
+  // Drops the changes up to `through` from the feed (they stay applied in
+  // the store): the feed keeps what followers lagging by less still need.
+  // A ReadChanges after a trimmed sequence is then NotFound: the follower
+  // loads the store afresh. No-op on a store without a feed.
+  virtual Status TrimChanges(std::uint64_t through) {
+    (void)through;
+    return Status::Ok();
   }
   // Waits up to `timeout` for a change committed by anyone; true when one
   // was announced, false at the timeout. IoError when the store cannot be

@@ -130,6 +130,12 @@ TEST(StoreFollowTest, ChangesComeInOrderWithTheRecordsTheyStillHold) {
   ASSERT_EQ(page[0].puts.size(), 1u);
   EXPECT_EQ(page[0].puts[0].body, TestRecord(1, "latest").body);
   EXPECT_TRUE(store->ReadChanges(9, 2).value().empty());
+
+  // Trimmed: what is kept reads as before; asking from before it is NotFound.
+  ASSERT_TRUE(store->TrimChanges(6).ok());
+  EXPECT_EQ(store->ReadChanges(6, 10).value().size(), 3u);
+  EXPECT_EQ(store->ReadChanges(5, 10).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(store->ReadChanges(0, 10).status().code(), StatusCode::kNotFound);
 }
 
 TEST(StoreFollowTest, ACommitIsAnnouncedToOtherOpeners) {

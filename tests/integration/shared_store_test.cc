@@ -155,5 +155,76 @@ TEST_F(SharedStoreTest, EnginesWritingOneCollectionAtOnceLoseNothing) {
             c->Get(crash::kCollection, "counter").value());
 }
 
+TEST_F(SharedStoreTest, ConfigurationsChangedOnOneEngineReachTheOthers) {
+  auto a = OpenEngine(place_->location());
+  auto b = OpenEngine(place_->location());
+  ASSERT_TRUE(a && b);
+  // A text-only collection gets an embedder (model2vec test model, MIT,
+  // src/embed/testdata): its records are embedded and the configuration
+  // replaced in one batch, which the other engine loads afresh.
+  CollectionSpec texts{
+      "texts", SchemaRef::Parse(R"({"fields":[]})").value(), {{"text", 1.0}}, 0, "cosine", "en",
+      ""};
+  ASSERT_TRUE(a->CreateCollection(texts).ok());
+  std::vector<std::string> records = {R"({"id":"a","text":"hello world"})"};
+  auto written = a->Upsert("texts", Views(records));
+  ASSERT_TRUE(written.ok());
+  ASSERT_TRUE(b->AwaitWrite("texts", written->seq, Soon()).ok());
+  const std::string model =
+      std::string(ENGRAM_SOURCE_DIR) + "/src/embed/testdata/model2vec/test-model-float32";
+  auto switched = a->Reembed("texts", ParseEmbedderSpec("model2vec:" + model).value());
+  ASSERT_TRUE(switched.ok()) << switched.status().ToString();
+  const auto until = Soon();
+  while (b->DescribeCollection("texts")->spec.vector_dim == 0 && steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(b->DescribeCollection("texts")->spec.vector_dim, 2u);
+  SearchRequest q;
+  q.vector = std::vector<float>{1.0f, 0.0f};
+  auto found = b->Search("texts", q);
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  ASSERT_EQ(found->hits.size(), 1u);
+  EXPECT_EQ(found->hits[0].id, "a");
+
+  // A retrieve configuration put on one engine is run on the other.
+  RetrieveSpec retrieve;
+  retrieve.name = "recent";
+  retrieve.collection = "texts";
+  retrieve.mode = SearchMode::kText;
+  auto put = b->PutRetrieve(retrieve);
+  ASSERT_TRUE(put.ok() && !put->has_value());
+  while (!a->GetRetrieve("recent").ok() && steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(a->GetRetrieve("recent").ok());
+}
+
+TEST_F(SharedStoreTest, AnEngineBehindTheTrimmedFeedLoadsTheStoreAfresh) {
+  auto a = OpenEngine(place_->location());
+  ASSERT_NE(a, nullptr);
+  ASSERT_TRUE(a->CreateCollection(crash::Spec()).ok());
+  ASSERT_TRUE(
+      a->CreateCollection({"other", crash::Spec().schema, {{"text", 1.0}}, 0, "cosine", "none", ""})
+          .ok());
+  const std::vector<std::string> batch = crash::Batch(1);
+  ASSERT_TRUE(a->Upsert(crash::kCollection, Views(batch)).ok());
+  // Behind the engine's back, in one transaction: `crash` is dropped and
+  // the two changes before the drop are gone from the feed, as if trimmed.
+  ASSERT_EQ(place_->Admin("BEGIN; "
+                          "UPDATE engram_meta SET value = value + 3 WHERE key = 'last_seq'; "
+                          "INSERT INTO engram_changes(seq, kind, collection) SELECT value, 2, "
+                          "'crash'::bytea FROM engram_meta WHERE key = 'last_seq'; "
+                          "DELETE FROM engram_collections WHERE name = 'crash'::bytea; "
+                          "NOTIFY engram_changes; COMMIT"),
+            "");
+  const auto until = Soon();
+  while (a->DescribeCollection(crash::kCollection).ok() && steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(a->DescribeCollection(crash::kCollection).status().code(), StatusCode::kNotFound);
+  EXPECT_TRUE(a->DescribeCollection("other").ok());  // loaded again, still there
+  EXPECT_TRUE(a->Health().ok()) << a->Health().ToString();
+}
+
 }  // namespace
 }  // namespace engram

@@ -40,6 +40,7 @@ enum class Sql {
   kSetCollectionSeq,
   kLogChange,
   kReadChanges,
+  kTrimChanges,
   kReadPuts,
   kCount,  // not a statement
 };

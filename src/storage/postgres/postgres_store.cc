@@ -270,6 +270,14 @@ class PostgresStore final : public Store {
     return out;
   }
 
+  Status TrimChanges(std::uint64_t through) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    // Idempotent, so retried after a reconnect as a read is.
+    return Read(fmt::format("trim the changes up to {}", through), [&] {
+      return c_->Run(Sql::kTrimChanges, Params().Int(ToSqlSeq(through)), "delete").status();
+    });
+  }
+
   StatusOr<bool> WaitForChange(std::chrono::milliseconds timeout) override {
     std::lock_guard<std::mutex> lock(listen_mu_);
     if (listener_ == nullptr || listener_->lost()) {

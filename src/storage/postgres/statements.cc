@@ -124,6 +124,7 @@ constexpr Statement kStatements[] = {
      "SELECT seq, kind, collection, removes, touches, snapshot FROM engram_changes "
      "WHERE seq > $1 ORDER BY seq LIMIT $2",
      "ii"},
+    {"trim_changes", "DELETE FROM engram_changes WHERE seq <= $1", "i"},
     {"read_puts",
      "SELECT c.name, r.seq, r.doc, r.id, r.body, r.vector FROM engram_records r "
      "JOIN engram_collections c ON c.num = r.coll WHERE r.seq > $1 AND r.seq <= $2 "
