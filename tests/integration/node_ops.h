@@ -35,7 +35,9 @@ struct Answer {
 };
 
 // One request to 127.0.0.1:`port`, sending `token` as Engram-Token unless
-// empty; a null `body` sends none.
+// empty; a null `body` sends none. Asked again (6 tries in all) while the
+// node answers 503 because it has not applied `token` yet: the server's
+// wait is bounded (10 s), and a loaded machine may need more.
 Answer Call(int port, std::string_view method, const std::string& path, const json& body = nullptr,
             const std::string& token = "", Millis timeout = Millis(30000));
 
