@@ -414,6 +414,9 @@ class Engine {
   // follower's last error while it cannot read or apply the changes (the
   // store unreachable); /readyz reports it.
   Status Health() const;
+  // On a shared store: the sequence up to which this engine has applied
+  // every change (for metrics: nodes compare it); nullopt otherwise.
+  std::optional<std::uint64_t> Followed() const;
 
   // InvalidArgument (a message naming the bad part) for a bad spec;
   // AlreadyExists for a taken name.

@@ -308,6 +308,11 @@ Status Engine::Health() const {
   return impl_->follower == nullptr ? Status::Ok() : impl_->follower->health();
 }
 
+std::optional<std::uint64_t> Engine::Followed() const {
+  if (impl_->follower == nullptr) return std::nullopt;
+  return impl_->follower->followed();
+}
+
 Status Engine::Checkpoint(std::string_view collection) {
   ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
   return engine::CheckpointCollection(*impl_->store, *c);

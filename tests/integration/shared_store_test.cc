@@ -80,6 +80,10 @@ TEST_F(SharedStoreTest, AWriteOnOneEngineIsReadOnAnotherWithItsToken) {
   ASSERT_TRUE(written.ok()) << written.status().ToString();
   ASSERT_GT(written->seq, 0u);
   ASSERT_TRUE(b->AwaitWrite(crash::kCollection, written->seq, Soon()).ok());
+  // Without a collection, the wait is for every change up to the token.
+  ASSERT_TRUE(b->AwaitWrite("", written->seq, Soon()).ok());
+  ASSERT_TRUE(b->Followed().has_value());  // what /metrics shows
+  EXPECT_GE(*b->Followed(), written->seq);
   EXPECT_EQ(crash::CounterLevel(*b), 1);
   EXPECT_EQ(Hits(*b, crash::Word(1, 7)), std::vector<std::string>{crash::Id(1, 7)});
   EXPECT_EQ(b->DescribeCollection(crash::kCollection)->records, batch.size());

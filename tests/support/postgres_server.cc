@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include <libpq-fe.h>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -26,7 +27,7 @@ std::string ReadFile(const std::string& path) {
 
 }  // namespace
 
-std::unique_ptr<PostgresServer> PostgresServer::Start(std::string* error) {
+std::unique_ptr<PostgresServer> PostgresServer::Start(std::string* error, bool durable) {
   std::unique_ptr<PostgresServer> server(new PostgresServer());
   const char* bindir = std::getenv("ENGRAM_PG_BINDIR");
   server->bindir_ = bindir ? bindir : "/usr/lib/postgresql/15/bin";
@@ -65,13 +66,46 @@ std::unique_ptr<PostgresServer> PostgresServer::Start(std::string* error) {
     *error = "initdb failed: " + ReadFile(server->dir_ + "/initdb.log");
     return nullptr;
   }
-  std::string started;
-  if (!server->Resume(&started)) {
-    *error = "pg_ctl start failed: " + started;
+  server->settings_ = durable ? "" : " -c fsync=off -c full_page_writes=off";
+  std::string log;
+  if (!server->Resume(&log)) {
+    *error = "pg_ctl start failed: " + log;
     return nullptr;
   }
-  server->conninfo_ = "host=" + server->dir_ + " dbname=postgres user=" + kUser;
+  server->conninfo_ = server->Conninfo("postgres");
   return server;
+}
+
+std::string PostgresServer::Conninfo(const std::string& database) const {
+  return "host=" + dir_ + " dbname=" + database + " user=" + kUser;
+}
+
+std::string PostgresServer::Url(const std::string& database) const {
+  std::string host;  // the socket directory, '/' as %2F
+  for (char c : dir_) host += c == '/' ? std::string("%2F") : std::string(1, c);
+  return std::string("postgresql://") + kUser + "@" + host + "/" + database;
+}
+
+std::string ExecuteSql(const std::string& conninfo, const std::string& sql, std::string* first) {
+  PGconn* conn = PQconnectdb(conninfo.c_str());
+  std::string error;
+  if (first != nullptr) first->clear();
+  if (PQstatus(conn) != CONNECTION_OK) {
+    error = PQerrorMessage(conn);
+  } else {
+    PQsetNoticeProcessor(
+        conn, [](void*, const char*) {}, nullptr);  // "skipping" and the like
+    PGresult* r = PQexec(conn, sql.c_str());
+    const ExecStatusType s = PQresultStatus(r);
+    if (s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK) {
+      error = PQresultErrorMessage(r);
+    } else if (first != nullptr && s == PGRES_TUPLES_OK && PQntuples(r) > 0) {
+      *first = PQgetvalue(r, 0, 0);
+    }
+    PQclear(r);
+  }
+  PQfinish(conn);
+  return error;
 }
 
 PostgresServer::~PostgresServer() {
@@ -85,12 +119,6 @@ int PostgresServer::Control(const std::string& args) const {
   return Run(as_user + bindir_ + "/pg_ctl -D " + dir_ + "/data " + args);
 }
 
-std::string PostgresServer::Url(const std::string& database) const {
-  std::string host;  // the socket directory, '/' as %2F
-  for (char c : dir_) host += c == '/' ? std::string("%2F") : std::string(1, c);
-  return "postgresql://" + std::string(kUser) + "@" + host + "/" + database;
-}
-
 bool PostgresServer::Stop(std::string* error) {
   if (Control("-m fast -w -t 60 stop > /dev/null 2>&1") != 0) {
     *error = "pg_ctl stop failed: " + ReadFile(dir_ + "/server.log");
@@ -101,9 +129,8 @@ bool PostgresServer::Stop(std::string* error) {
 }
 
 bool PostgresServer::Resume(std::string* error) {
-  if (Control("-l " + dir_ + "/server.log -w -t 60 -o \"-k " + dir_ +
-              " -c listen_addresses='' -c fsync=off -c full_page_writes=off\" start > /dev/null") !=
-      0) {
+  if (Control("-l " + dir_ + "/server.log -w -t 60 -o \"-k " + dir_ + " -c listen_addresses=''" +
+              settings_ + "\" start > /dev/null") != 0) {
     *error = ReadFile(dir_ + "/server.log");
     return false;
   }

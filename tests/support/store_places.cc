@@ -6,7 +6,6 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-#include <libpq-fe.h>
 #include <unistd.h>
 
 #include "storage/testing/test_dir.h"
@@ -44,22 +43,6 @@ class ServerEnvironment : public ::testing::Environment {
 ServerEnvironment* const kServer =
     static_cast<ServerEnvironment*>(::testing::AddGlobalTestEnvironment(new ServerEnvironment()));
 
-// Runs `sql` over `conninfo`; the error text, empty on success.
-std::string Run(const std::string& conninfo, const std::string& sql) {
-  PGconn* conn = PQconnectdb(conninfo.c_str());
-  std::string error;
-  if (PQstatus(conn) != CONNECTION_OK) {
-    error = PQerrorMessage(conn);
-  } else {
-    PGresult* r = PQexec(conn, sql.c_str());
-    const ExecStatusType s = PQresultStatus(r);
-    if (s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK) error = PQresultErrorMessage(r);
-    PQclear(r);
-  }
-  PQfinish(conn);
-  return error;
-}
-
 }  // namespace
 
 StoreKind SqliteKind() {
@@ -80,13 +63,13 @@ std::unique_ptr<PostgresPlace> PostgresPlace::Make() {
   static std::atomic<int> counter{0};
   std::unique_ptr<PostgresPlace> place(new PostgresPlace());
   place->database_ = fmt::format("engram_test_{}_{}", ::getpid(), counter++);
-  const std::string created = Run(server->conninfo(), "CREATE DATABASE " + place->database_);
+  const std::string created =
+      engram::testing::ExecuteSql(server->conninfo(), "CREATE DATABASE " + place->database_);
   if (!created.empty()) {
     ADD_FAILURE() << "CREATE DATABASE: " << created;
     return nullptr;
   }
-  place->conninfo_ = fmt::format("host={} dbname={} user={}", server->socket_dir(),
-                                 place->database_, engram::testing::PostgresServer::kUser);
+  place->conninfo_ = server->Conninfo(place->database_);
   place->url_ = server->Url(place->database_);
   return place;
 }
@@ -94,12 +77,13 @@ std::unique_ptr<PostgresPlace> PostgresPlace::Make() {
 PostgresPlace::~PostgresPlace() {
   std::string error;
   if (engram::testing::PostgresServer* server = kServer->Get(&error)) {
-    Run(server->conninfo(), "DROP DATABASE IF EXISTS " + database_ + " WITH (FORCE)");
+    engram::testing::ExecuteSql(server->conninfo(),
+                                "DROP DATABASE IF EXISTS " + database_ + " WITH (FORCE)");
   }
 }
 
 std::string PostgresPlace::Admin(const std::string& sql) const {
-  return Run(conninfo_, sql);
+  return engram::testing::ExecuteSql(conninfo_, sql);
 }
 
 }  // namespace engram::storage::testing

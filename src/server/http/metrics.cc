@@ -84,6 +84,16 @@ std::string Metrics::Render(const Engine* engine) const {
     out << "engram_collection_records{collection=\"" << Label(info.spec.name) << "\"} "
         << info.records << '\n';
   }
+  if (const std::optional<std::uint64_t> followed = engine->Followed()) {
+    out << "# HELP engram_store_followed_sequence The store sequence up to which this node has "
+           "applied every change (a shared PostgreSQL store; compare nodes for their lag).\n"
+           "# TYPE engram_store_followed_sequence gauge\n"
+        << "engram_store_followed_sequence " << *followed << '\n'
+        << "# HELP engram_store_following Whether this node follows its shared store now "
+           "(0 while it cannot read or apply the changes).\n"
+           "# TYPE engram_store_following gauge\n"
+        << "engram_store_following " << (engine->Health().ok() ? 1 : 0) << '\n';
+  }
   // A counter per collection, for the collections `applies` accepts.
   auto per_collection = [&](const char* name, const char* help, auto applies, auto value) {
     out << "# HELP " << name << ' ' << help << "\n# TYPE " << name << " counter\n";
