@@ -44,12 +44,13 @@ std::unique_ptr<ServeProcess> ServeProcess::Start(const std::vector<std::string>
   fs::remove_all(p->dir_);
   fs::create_directories(p->dir_);
   const char* env = std::getenv("ENGRAM_BIN");
-  std::vector<std::string> argv = {env != nullptr && *env != '\0' ? env : ENGRAM_BIN,
-                                   "serve",
-                                   "--db",
-                                   (p->dir_ / "store").string(),
-                                   "--listen",
-                                   "127.0.0.1:0"};
+  std::vector<std::string> argv = {env != nullptr && *env != '\0' ? env : ENGRAM_BIN, "serve",
+                                   "--listen", "127.0.0.1:0"};
+  if (std::find_if(args.begin(), args.end(), [](const std::string& a) {
+        return a == "--store" || a == "--db";
+      }) == args.end()) {
+    argv.insert(argv.end(), {"--db", (p->dir_ / "store").string()});
+  }
   argv.insert(argv.end(), args.begin(), args.end());
   // The child reads ASAN_OPTIONS at its start; this process read its own already.
   const char* asan = std::getenv("ASAN_OPTIONS");

@@ -19,7 +19,8 @@ namespace engram::testing {
 
 using Millis = std::chrono::milliseconds;
 
-// `engram serve --db <temporary dir> --listen 127.0.0.1:0 ARGS...`. The
+// `engram serve --db <temporary dir> --listen 127.0.0.1:0 ARGS...` (ARGS
+// naming a store, --store URL or --db DIR, replace the temporary one). The
 // binary is ENGRAM_BIN from the environment, or the one this test was built
 // with; it runs with a small ASan quarantine (8 MiB) so that freed memory is
 // not counted as growth. Killed (SIGKILL) when destroyed if still running.

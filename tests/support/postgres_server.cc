@@ -59,20 +59,19 @@ std::unique_ptr<PostgresServer> PostgresServer::Start(std::string* error, bool d
     }
     as_user = "runuser -u " + server->user_ + " -- ";
   }
-  const std::string data = server->dir_ + "/data", log = server->dir_ + "/server.log";
+  const std::string data = server->dir_ + "/data";
   if (Run(as_user + server->bindir_ + "/initdb -D " + data + " -U " + std::string(kUser) +
           " --auth=trust --no-sync -E UTF8 --locale=C.UTF-8 > " + server->dir_ +
           "/initdb.log 2>&1") != 0) {
     *error = "initdb failed: " + ReadFile(server->dir_ + "/initdb.log");
     return nullptr;
   }
-  const std::string settings = durable ? "" : " -c fsync=off -c full_page_writes=off";
-  if (Run(as_user + server->bindir_ + "/pg_ctl -D " + data + " -l " + log + " -w -t 60 -o \"-k " +
-          server->dir_ + " -c listen_addresses=''" + settings + "\" start > /dev/null") != 0) {
-    *error = "pg_ctl start failed: " + ReadFile(log);
+  server->settings_ = durable ? "" : " -c fsync=off -c full_page_writes=off";
+  std::string log;
+  if (!server->Resume(&log)) {
+    *error = "pg_ctl start failed: " + log;
     return nullptr;
   }
-  server->started_ = true;
   server->conninfo_ = server->Conninfo("postgres");
   return server;
 }
@@ -110,12 +109,33 @@ std::string ExecuteSql(const std::string& conninfo, const std::string& sql, std:
 }
 
 PostgresServer::~PostgresServer() {
-  const std::string as_user = user_.empty() ? "" : "runuser -u " + user_ + " -- ";
-  if (started_) {
-    Run(as_user + bindir_ + "/pg_ctl -D " + dir_ + "/data -m immediate -w stop > /dev/null 2>&1");
-  }
+  if (started_) Control("-m immediate -w stop > /dev/null 2>&1");
   std::error_code ignored;
   if (!dir_.empty()) std::filesystem::remove_all(dir_, ignored);
+}
+
+int PostgresServer::Control(const std::string& args) const {
+  const std::string as_user = user_.empty() ? "" : "runuser -u " + user_ + " -- ";
+  return Run(as_user + bindir_ + "/pg_ctl -D " + dir_ + "/data " + args);
+}
+
+bool PostgresServer::Stop(std::string* error) {
+  if (Control("-m fast -w -t 60 stop > /dev/null 2>&1") != 0) {
+    *error = "pg_ctl stop failed: " + ReadFile(dir_ + "/server.log");
+    return false;
+  }
+  started_ = false;
+  return true;
+}
+
+bool PostgresServer::Resume(std::string* error) {
+  if (Control("-l " + dir_ + "/server.log -w -t 60 -o \"-k " + dir_ + " -c listen_addresses=''" +
+              settings_ + "\" start > /dev/null") != 0) {
+    *error = ReadFile(dir_ + "/server.log");
+    return false;
+  }
+  started_ = true;
+  return true;
 }
 
 }  // namespace engram::testing

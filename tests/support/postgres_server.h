@@ -4,6 +4,8 @@
 // when the test runs as root the server runs as the unprivileged `postgres`
 // user that Debian's package creates (or `nobody`). Tests run it without
 // fsync (durability is not what they check); a benchmark asks for `durable`.
+// A test may stop it and start it again on the same data and socket (a
+// server restart).
 #ifndef ENGRAM_TESTS_SUPPORT_POSTGRES_SERVER_H_
 #define ENGRAM_TESTS_SUPPORT_POSTGRES_SERVER_H_
 
@@ -35,9 +37,17 @@ class PostgresServer {
   std::string Conninfo(const std::string& database) const;
   std::string Url(const std::string& database) const;
 
+  // Stop: a fast shutdown (sessions are ended, nothing committed is lost);
+  // Resume starts the server again on the same data directory, socket and
+  // settings. Whether it worked; the server's log in `*error` when not.
+  bool Stop(std::string* error);
+  bool Resume(std::string* error);
+
  private:
   PostgresServer() = default;
-  std::string dir_, bindir_, user_, conninfo_;
+  // Runs `pg_ctl -D <data> ARGS` as the server's user; its exit code.
+  int Control(const std::string& args) const;
+  std::string dir_, bindir_, user_, conninfo_, settings_;
   bool started_ = false;
 };
 
