@@ -414,6 +414,11 @@ class Engine {
   // follower's last error while it cannot read or apply the changes (the
   // store unreachable); /readyz reports it.
   Status Health() const;
+  // A token covering every write acknowledged so far (the store's last
+  // sequence): what a write without its own token (creating, dropping or
+  // re-embedding a collection, putting a retrieve configuration) returns for
+  // AwaitWrite.
+  StatusOr<std::uint64_t> LatestToken() const;
   // On a shared store: the sequence up to which this engine has applied
   // every change (for metrics: nodes compare it); nullopt otherwise.
   std::optional<std::uint64_t> Followed() const;

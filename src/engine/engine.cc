@@ -4,6 +4,8 @@
 // reads in reads.cc, loading a collection in recovery.cc.
 #include <algorithm>
 #include <chrono>
+#include <random>
+#include <thread>
 #include <utility>
 
 #include "engine/embedding.h"
@@ -270,6 +272,13 @@ StatusOr<CollectionInfo> Engine::DescribeCollection(std::string_view name,
   return Info(*c, scope, impl_->Now());
 }
 
+void Engine::Impl::BackOff(int attempt) {
+  thread_local std::minstd_rand random(std::random_device{}());
+  const int ceiling_ms = 1 << std::min(attempt, 6);
+  std::uniform_int_distribution<int> micros(0, ceiling_ms * 1000);
+  std::this_thread::sleep_for(std::chrono::microseconds(micros(random)));
+}
+
 Status Engine::AwaitWrite(std::string_view collection, std::uint64_t token,
                           std::chrono::steady_clock::time_point until) const {
   if (token == 0) return Status::Ok();
@@ -306,6 +315,10 @@ Status Engine::AwaitWrite(std::string_view collection, std::uint64_t token,
 
 Status Engine::Health() const {
   return impl_->follower == nullptr ? Status::Ok() : impl_->follower->health();
+}
+
+StatusOr<std::uint64_t> Engine::LatestToken() const {
+  return impl_->store->LastSequence();
 }
 
 std::optional<std::uint64_t> Engine::Followed() const {

@@ -111,12 +111,16 @@ struct Engine::Impl {
       if (written.ok() || attempt == kWriteAttempts) return written;
       if (written.status().code() == StatusCode::kAborted && follower != nullptr) {
         RETURN_IF_ERROR(follower->CatchUp());
+        BackOff(attempt);
       } else if (!c->retired()) {
         return written;
       }
     }
   }
-  static constexpr int kWriteAttempts = 8;
+  static constexpr int kWriteAttempts = 12;
+  // Waits a random time below min(2^attempt, 64) ms: writers that lost to
+  // each other on several nodes do not meet again in lockstep.
+  static void BackOff(int attempt);
   // Engine::Upsert and Delete on one incarnation of the collection.
   StatusOr<WriteResult> Upsert(engine::Collection& collection,
                                std::span<const std::string_view> records,

@@ -161,12 +161,13 @@ Op RandomOps::Read() {
 }
 
 bool CreateNotes(const std::vector<int>& ports) {
-  if (Call(ports[0], "POST", "/v1/collections", NotesCollection()).status != 201) return false;
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  const Answer created = Call(ports[0], "POST", "/v1/collections", NotesCollection());
+  if (created.status != 201 || created.token.empty()) return false;
+  // With the creation's token every node answers only once it has the collection.
   for (int port : ports) {
-    while (Call(port, "GET", std::string("/v1/collections/") + kNotes).status != 200) {
-      if (std::chrono::steady_clock::now() > until) return false;
-      std::this_thread::sleep_for(Millis(20));
+    if (Call(port, "GET", std::string("/v1/collections/") + kNotes, nullptr, created.token)
+            .status != 200) {
+      return false;
     }
   }
   return true;

@@ -68,9 +68,8 @@ class RandomOps {
   std::mt19937_64 rng_;
 };
 
-// Creates the notes collection through `ports[0]` and waits (up to 20 s)
-// until every port has it (a creation's reply carries no token); whether
-// all do.
+// Creates the notes collection through `ports[0]` and reads it on every
+// port with the creation's token (Engram-Token); whether all have it.
 bool CreateNotes(const std::vector<int>& ports);
 
 // Waits (up to `seconds`) until GET /readyz answers `status`; whether it did.

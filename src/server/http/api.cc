@@ -222,6 +222,22 @@ std::variant<std::shared_ptr<void>, Problem> Api::TakeAgentSlot(const std::strin
   });
 }
 
+HttpResponse Api::WithToken(std::uint64_t token, bool in_body, HttpResponse response) {
+  if (token == 0) return response;
+  const std::string text = std::to_string(token);
+  response.headers.emplace_back("Engram-Token", text);
+  if (in_body && !response.body.empty() && response.body.back() == '}') {
+    response.body.pop_back();
+    response.body += ",\"token\":\"" + text + "\"}";
+  }
+  return response;
+}
+
+HttpResponse Api::WithLatestToken(HttpResponse response) const {
+  StatusOr<std::uint64_t> token = engine_->LatestToken();
+  return token.ok() ? WithToken(*token, false, std::move(response)) : response;
+}
+
 std::optional<HttpResponse> Api::AwaitToken(const HttpRequest& request, const RouteMatch& match,
                                             const RequestBounds& bounds) {
   if (IsPublic(match.route) || request.HeaderCount(kTokenHeader) == 0) return std::nullopt;

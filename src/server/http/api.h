@@ -116,6 +116,13 @@ class Api {
   std::optional<HttpResponse> AwaitToken(const HttpRequest& request, const RouteMatch& match,
                                          const RequestBounds& bounds);
   static constexpr std::string_view kTokenHeader = "engram-token";
+  // A write's answer with its token (Engine::AwaitWrite) in the Engram-Token
+  // header, and `in_body` as "token" in its JSON object too; a write that
+  // changed nothing (`token` 0) has none.
+  static HttpResponse WithToken(std::uint64_t token, bool in_body, HttpResponse response);
+  // The same with Engine::LatestToken, for writes without a sequence of
+  // their own (collections, retrieve configurations): in the header only.
+  HttpResponse WithLatestToken(HttpResponse response) const;
   static constexpr std::chrono::seconds kTokenWait{10};
   HttpResponse MetricsText();
   HttpResponse OpenApi();

@@ -55,7 +55,7 @@ HttpResponse Api::CreateCollection(const Call& call) {
   if (!info.ok()) return ProblemResponse(FromStatus(info.status()));
   HttpResponse r = JsonResponse(201, CollectionJson(*info));
   r.headers.emplace_back("Location", "/v1/collections/" + spec.value().name);
-  return r;
+  return WithLatestToken(std::move(r));
 }
 
 HttpResponse Api::GetCollection(const Call& call) {
@@ -81,14 +81,14 @@ HttpResponse Api::ReembedCollection(const Call& call) {
   nlohmann::json body = CollectionJson(*info);
   body["reembedded"] = {
       {"records", report->records}, {"caught_up", report->caught_up}, {"seconds", report->seconds}};
-  return JsonResponse(200, body);
+  return WithLatestToken(JsonResponse(200, body));
 }
 
 HttpResponse Api::DropCollection(const Call& call) {
   if (Status s = engine_->DropCollection(call.match.name); !s.ok()) {
     return ProblemResponse(FromStatus(s));
   }
-  return JsonResponse(200, {{"ok", true}, {"dropped", call.match.name}});
+  return WithLatestToken(JsonResponse(200, {{"ok", true}, {"dropped", call.match.name}}));
 }
 
 }  // namespace engram::server::http

@@ -10,22 +10,6 @@
 #include "server/http/request_decode.h"
 
 namespace engram::server::http {
-namespace {
-
-// A write's answer with its token (Engine::AwaitWrite) in the body and in
-// the Engram-Token header; a write that changed nothing has none.
-HttpResponse WithToken(std::uint64_t seq, HttpResponse response) {
-  if (seq == 0) return response;
-  const std::string token = std::to_string(seq);
-  response.headers.emplace_back("Engram-Token", token);
-  if (!response.body.empty() && response.body.back() == '}') {
-    response.body.pop_back();
-    response.body += ",\"token\":\"" + token + "\"}";
-  }
-  return response;
-}
-
-}  // namespace
 
 HttpResponse Api::UpsertRecords(const Call& call) {
   Decoded<UpsertBody> body = DecodeUpsert(call.body, options_.limits);
@@ -51,10 +35,11 @@ HttpResponse Api::UpsertRecords(const Call& call) {
   for (const Superseded& s : r->superseded) {
     superseded.push_back({{"index", s.index}, {"id", s.id}, {"superseded", s.superseded}});
   }
-  return WithToken(r->seq, JsonResponse(200, {{"ok", true},
-                                              {"written", r->written},
-                                              {"deduplicated", std::move(deduplicated)},
-                                              {"superseded", std::move(superseded)}}));
+  return WithToken(r->seq, true,
+                   JsonResponse(200, {{"ok", true},
+                                      {"written", r->written},
+                                      {"deduplicated", std::move(deduplicated)},
+                                      {"superseded", std::move(superseded)}}));
 }
 
 namespace {
@@ -134,7 +119,7 @@ HttpResponse Api::DeleteRecord(const Call& call) {
   StatusOr<WriteResult> r =
       engine_->Delete(call.match.name, ids, call.principal.scope(), call.match.agent);
   if (!r.ok()) return ProblemResponse(FromStatus(r.status()));
-  return WithToken(r->seq, JsonResponse(200, {{"ok", true}, {"deleted", r->written}}));
+  return WithToken(r->seq, true, JsonResponse(200, {{"ok", true}, {"deleted", r->written}}));
 }
 
 HttpResponse Api::DeleteRecords(const Call& call) {
@@ -147,7 +132,7 @@ HttpResponse Api::DeleteRecords(const Call& call) {
                   : engine_->Delete(call.match.name, d.ids, call.principal.scope(), d.agent);
   if (!r.ok()) return ProblemResponse(FromStatus(r.status()));
   if (r->rejected) return ProblemResponse(FromDiagnostic(*r->rejected, "$.filter", d.dialect));
-  return WithToken(r->seq, JsonResponse(200, {{"ok", true}, {"deleted", r->written}}));
+  return WithToken(r->seq, true, JsonResponse(200, {{"ok", true}, {"deleted", r->written}}));
 }
 
 }  // namespace engram::server::http

@@ -42,7 +42,7 @@ HttpResponse Api::PutRetrieve(const Call& call) {
   }
   StatusOr<RetrieveSpec> stored = engine_->GetRetrieve(call.match.name);
   if (!stored.ok()) return ProblemResponse(FromStatus(stored.status()));
-  return JsonResponse(existed ? 200 : 201, RetrieveJson(*stored));
+  return WithLatestToken(JsonResponse(existed ? 200 : 201, RetrieveJson(*stored)));
 }
 
 HttpResponse Api::SetRetrieveFilter(const Call& call) {
@@ -57,7 +57,7 @@ HttpResponse Api::SetRetrieveFilter(const Call& call) {
   }
   StatusOr<RetrieveSpec> stored = engine_->GetRetrieve(call.match.name);
   if (!stored.ok()) return ProblemResponse(FromStatus(stored.status()));
-  return JsonResponse(200, RetrieveJson(*stored));
+  return WithLatestToken(JsonResponse(200, RetrieveJson(*stored)));
 }
 
 HttpResponse Api::RunRetrieve(const Call& call) {

@@ -62,9 +62,9 @@ Status ReadChanges(Connection& c, std::int64_t after, std::size_t max, std::vect
   for (int row = 0; row < PQntuples(changes.get()); ++row, ++expected) {
     ASSIGN_OR_RETURN(Change change, ChangeOf(changes.get(), row));
     if (row == 0 && change.seq > static_cast<std::uint64_t>(expected)) {
-      return Status::NotFound(fmt::format(
-          "the changes after {} were trimmed from the feed (the oldest kept is {})", after,
-          change.seq));
+      return Status::NotFound(
+          fmt::format("the changes after {} were trimmed from the feed (the oldest kept is {})",
+                      after, change.seq));
     }
     if (change.seq != static_cast<std::uint64_t>(expected)) {
       return Status::Corruption(
