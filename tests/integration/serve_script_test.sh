@@ -14,14 +14,31 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-port=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))  # a clash fails the start: rerun
-: >"$tmp/out"  # there before the loop below reads it
-ENGRAM_DB=$tmp/store ENGRAM_LISTEN=127.0.0.1:$port "$root/scripts/serve" >>"$tmp/out" 2>&1 &
-pid=$!
-for _ in $(seq 1 300); do
-  grep -q "listening on http://127.0.0.1:$port" "$tmp/out" && break
-  kill -0 "$pid" 2>/dev/null || { cat "$tmp/out"; echo "FAIL: scripts/serve exited"; exit 1; }
-  sleep 0.1
+# A random port; one another process holds (other tests run alongside) is
+# reported by the server ("cannot listen"), and another port is tried.
+for attempt in 1 2 3 4 5; do
+  port=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+  : >"$tmp/out"  # there before the loop below reads it
+  ENGRAM_DB=$tmp/store ENGRAM_LISTEN=127.0.0.1:$port "$root/scripts/serve" >>"$tmp/out" 2>&1 &
+  pid=$!
+  clash=0
+  for _ in $(seq 1 300); do
+    grep -q "listening on http://127.0.0.1:$port" "$tmp/out" && break
+    if ! kill -0 "$pid" 2>/dev/null; then
+      if grep -q "cannot listen on 127.0.0.1:$port" "$tmp/out" && [[ $attempt -lt 5 ]]; then
+        clash=1
+        break
+      fi
+      cat "$tmp/out"
+      echo "FAIL: scripts/serve exited"
+      exit 1
+    fi
+    sleep 0.1
+  done
+  [[ $clash -eq 1 ]] || break
+  wait "$pid" || true
+  pid=""
+  rm -rf "$tmp/store"
 done
 grep -q "listening on http://127.0.0.1:$port" "$tmp/out" || { cat "$tmp/out"; echo "FAIL: no 'listening on'"; exit 1; }
 curl_line=$(grep -m1 '^  curl ' "$tmp/out")
