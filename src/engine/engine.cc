@@ -100,6 +100,21 @@ std::vector<std::shared_ptr<Collection>> Engine::Impl::All() const {
   return all;
 }
 
+StatusOr<std::pair<std::shared_ptr<Collection>, Collection::Writer>> Engine::Impl::CurrentWriter(
+    std::string_view name) {
+  for (int attempt = 0;; ++attempt) {
+    ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, Find(name));
+    StatusOr<Collection::Writer> writer = c->Write();
+    if (writer.ok()) return std::make_pair(std::move(c), std::move(writer).value());
+    if (!c->retired() || attempt == 3) return writer.status();
+  }
+}
+
+void Engine::Impl::ForgetRetrieves(std::string_view collection) {
+  std::lock_guard<std::mutex> lock(retrieve_mutex);
+  std::erase_if(retrieves, [&](const auto& r) { return r.second->spec.collection == collection; });
+}
+
 StatusOr<std::shared_ptr<Collection>> Engine::Impl::Find(std::string_view name) const {
   std::lock_guard<std::mutex> lock(collections_mutex);
   auto it = collections.find(name);
@@ -211,22 +226,11 @@ Status Engine::CreateCollection(const CollectionSpec& given) {
 }
 
 Status Engine::DropCollection(std::string_view name) {
-  std::shared_ptr<Collection> c;
-  std::optional<Collection::Writer> held;
   // The writer lock orders the drop after every write in progress (without
   // holding up the other collections meanwhile); a write waiting for it
-  // then finds the collection dropped (NotFound). A switch of embedder that
-  // retired the incarnation found first hands the drop to the new one.
-  for (int attempt = 0; !held; ++attempt) {
-    ASSIGN_OR_RETURN(c, impl_->Find(name));
-    StatusOr<Collection::Writer> w = c->Write();
-    if (w.ok()) {
-      held.emplace(std::move(w).value());
-    } else if (!c->retired() || attempt == 3) {
-      return w.status();
-    }
-  }
-  Collection::Writer& writer = *held;
+  // then finds the collection dropped (NotFound).
+  ASSIGN_OR_RETURN(auto current, impl_->CurrentWriter(name));
+  auto& [c, writer] = current;
   std::lock_guard<std::mutex> lock(impl_->collections_mutex);
   auto it = impl_->collections.find(name);
   if (it == impl_->collections.end() || it->second != c) {
@@ -235,8 +239,7 @@ Status Engine::DropCollection(std::string_view name) {
   RETURN_IF_ERROR(impl_->store->DropCollection(name));
   writer.Drop();
   impl_->collections.erase(it);
-  std::lock_guard<std::mutex> retrieve_lock(impl_->retrieve_mutex);
-  std::erase_if(impl_->retrieves, [&](const auto& r) { return r.second->spec.collection == name; });
+  impl_->ForgetRetrieves(name);
   return Status::Ok();
 }
 
@@ -293,15 +296,18 @@ Status Engine::AwaitWrite(std::string_view collection, std::uint64_t token,
     return (c != nullptr && c->applied_seq() >= token) ||
            (impl_->follower != nullptr && impl_->follower->followed() >= token);
   };
+  if (applied()) return Status::Ok();
+  // The store's last sequence only grows: one look tells a token it never
+  // handed out.
+  ASSIGN_OR_RETURN(const std::uint64_t last, impl_->store->LastSequence());
+  if (token > last) {
+    return Status::InvalidArgument("token " + std::to_string(token) +
+                                   " names no write of this store (its last is " +
+                                   std::to_string(last) + ")");
+  }
+  if (impl_->follower == nullptr) return Status::Ok();  // one engine: it has every write
   constexpr auto kStep = std::chrono::milliseconds(20);
   while (!applied()) {
-    ASSIGN_OR_RETURN(const std::uint64_t last, impl_->store->LastSequence());
-    if (token > last) {
-      return Status::InvalidArgument("token " + std::to_string(token) +
-                                     " names no write of this store (its last is " +
-                                     std::to_string(last) + ")");
-    }
-    if (impl_->follower == nullptr) return Status::Ok();  // one engine: it has every write
     const auto now = std::chrono::steady_clock::now();
     if (now >= until) {
       return Status::DeadlineExceeded("this node has not yet applied the write of token " +

@@ -8,8 +8,10 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "base/status.h"
 #include "engine/collection.h"
@@ -46,9 +48,12 @@ struct Engine::Impl {
   // On a shared store, the changes other engines commit (follow.h,
   // followed.cc); null otherwise. Declared last: it stops first.
   Status ApplyChange(const storage::Change& change);
-  // Loads the collection `name` as the store has it now in place of the
-  // incarnation open (whose writer `old` is then retired), if the store has it.
-  Status Reload(const std::string& name, engine::Collection::Writer* old);
+  // Loads the collection `row` names as the store has it now in place of
+  // the incarnation open (whose writer `old` is then retired); nothing when
+  // it was dropped meanwhile (its drop follows).
+  Status Reload(const storage::CollectionRow& row, engine::Collection::Writer* old);
+  // The store's row of collection `name`, or nullopt when it has none.
+  StatusOr<std::optional<storage::CollectionRow>> CollectionRowOf(std::string_view name);
   // Every collection as the store has it now (those it no longer has
   // dropped); the sequence it reflects.
   StatusOr<std::uint64_t> ReloadAll();
@@ -68,6 +73,13 @@ struct Engine::Impl {
   std::vector<std::shared_ptr<engine::Collection>> All() const;
   // The open collection `name`, or NotFound.
   StatusOr<std::shared_ptr<engine::Collection>> Find(std::string_view name) const;
+  // The incarnation `name` has now with its Writer; one a switch of
+  // embedder retired meanwhile hands over to its successor (a few times at
+  // most). NotFound when there is none (or it was dropped).
+  StatusOr<std::pair<std::shared_ptr<engine::Collection>, engine::Collection::Writer>>
+  CurrentWriter(std::string_view name);
+  // Removes the retrieve configurations of `collection`.
+  void ForgetRetrieves(std::string_view collection);
 
   // Now, from options.clock: expiry and ranking's decay.
   Datetime Now() const;

@@ -65,9 +65,13 @@ Status Engine::Impl::ApplyChange(const storage::Change& change) {
   using Kind = storage::Change::Kind;
   std::shared_ptr<Collection> c = OpenNamed(*this, change.collection);
   switch (change.kind) {
-    case Kind::kCreate:
+    case Kind::kCreate: {
       // Loaded as the store has it now (a later drop comes as its own change).
-      return c ? Status::Ok() : Reload(change.collection, nullptr);
+      if (c) return Status::Ok();
+      ASSIGN_OR_RETURN(std::optional<storage::CollectionRow> row,
+                       CollectionRowOf(change.collection));
+      return row ? Reload(*row, nullptr) : Status::Ok();
+    }
     case Kind::kDrop: {
       // An incarnation begun at or after the drop is a later one.
       if (!c || c->created_seq() >= change.seq) return Status::Ok();
@@ -85,50 +89,48 @@ Status Engine::Impl::ApplyChange(const storage::Change& change) {
     case Kind::kBatch:
       break;
   }
-  std::optional<Collection::Writer> writer;
   // An incarnation replaced meanwhile (a switch of embedder here) hands the
   // change to its successor, which decides by its own sequence.
-  for (int attempt = 0; c != nullptr && !writer && attempt < 3; ++attempt) {
-    StatusOr<Collection::Writer> taken = c->Write();
-    if (taken.ok()) {
-      writer.emplace(std::move(taken).value());
-    } else if (!c->retired()) {
-      break;  // dropped
-    } else {
-      c = OpenNamed(*this, change.collection);
-    }
-  }
-  if (!writer || change.seq <= writer->applied_seq()) return Status::Ok();
+  StatusOr<std::pair<std::shared_ptr<Collection>, Collection::Writer>> current =
+      CurrentWriter(change.collection);
+  if (!current.ok()) return Status::Ok();  // dropped since
+  auto& [open, writer] = *current;
+  if (change.seq <= writer.applied_seq()) return Status::Ok();
   if (change.config) {
     // A new configuration (a switch of embedder): the new incarnation is
     // loaded whole, as the store has it.
-    return Reload(change.collection, &*writer);
+    ASSIGN_OR_RETURN(std::optional<storage::CollectionRow> row, CollectionRowOf(change.collection));
+    return row ? Reload(*row, &writer) : Status::Ok();
   }
-  ASSIGN_OR_RETURN(CheckedBatch batch, Check(*c, *writer, change));
-  RETURN_IF_ERROR(writer->Follow(change.seq, batch.removed, batch.docs, std::move(batch.records),
-                                 std::move(batch.touched), options.threads));
+  ASSIGN_OR_RETURN(CheckedBatch batch, Check(*open, writer, change));
+  RETURN_IF_ERROR(writer.Follow(change.seq, batch.removed, batch.docs, std::move(batch.records),
+                                std::move(batch.touched), options.threads));
   maintenance->Wake();
   return Status::Ok();
 }
 
-Status Engine::Impl::Reload(const std::string& name, Collection::Writer* old) {
+StatusOr<std::optional<storage::CollectionRow>> Engine::Impl::CollectionRowOf(
+    std::string_view name) {
   ASSIGN_OR_RETURN(std::vector<storage::CollectionRow> rows, store->ListCollections());
-  for (const storage::CollectionRow& row : rows) {
-    if (row.name != name) continue;
-    StatusOr<std::shared_ptr<Collection>> loaded = Load(row);
-    // Dropped while it loaded: its drop follows.
-    if (loaded.status().code() == StatusCode::kNotFound) return Status::Ok();
-    ASSIGN_OR_RETURN(std::shared_ptr<Collection> fresh, std::move(loaded));
-    {
-      std::lock_guard<std::mutex> lock(retrieve_mutex);
-      RETURN_IF_ERROR(LoadRetrieves(*fresh));
-    }
-    std::lock_guard<std::mutex> lock(collections_mutex);
-    collections[name] = fresh;
-    if (old != nullptr) old->Retire();
-    return Status::Ok();
+  for (storage::CollectionRow& row : rows) {
+    if (row.name == name) return std::optional<storage::CollectionRow>(std::move(row));
   }
-  return Status::Ok();  // dropped since: its drop follows
+  return std::optional<storage::CollectionRow>();
+}
+
+Status Engine::Impl::Reload(const storage::CollectionRow& row, Collection::Writer* old) {
+  StatusOr<std::shared_ptr<Collection>> loaded = Load(row);
+  // Dropped while it loaded: its drop follows.
+  if (loaded.status().code() == StatusCode::kNotFound) return Status::Ok();
+  ASSIGN_OR_RETURN(std::shared_ptr<Collection> fresh, std::move(loaded));
+  {
+    std::lock_guard<std::mutex> lock(retrieve_mutex);
+    RETURN_IF_ERROR(LoadRetrieves(*fresh));
+  }
+  std::lock_guard<std::mutex> lock(collections_mutex);
+  collections[row.name] = fresh;
+  if (old != nullptr) old->Retire();
+  return Status::Ok();
 }
 
 StatusOr<std::uint64_t> Engine::Impl::ReloadAll() {
@@ -137,10 +139,9 @@ StatusOr<std::uint64_t> Engine::Impl::ReloadAll() {
   std::set<std::string> kept;
   for (const storage::CollectionRow& row : rows) {
     kept.insert(row.name);
-    std::shared_ptr<Collection> c = OpenNamed(*this, row.name);
-    StatusOr<Collection::Writer> writer =
-        c ? c->Write() : StatusOr<Collection::Writer>(Status::NotFound("not open"));
-    RETURN_IF_ERROR(Reload(row.name, writer.ok() ? &*writer : nullptr));
+    StatusOr<std::pair<std::shared_ptr<Collection>, Collection::Writer>> current =
+        CurrentWriter(row.name);
+    RETURN_IF_ERROR(Reload(row, current.ok() ? &current->second : nullptr));
   }
   for (const std::shared_ptr<Collection>& c : All()) {
     if (kept.count(c->spec().name) > 0) continue;
@@ -158,8 +159,7 @@ void Engine::Impl::Forget(const std::string& name, const std::shared_ptr<Collect
     auto it = collections.find(name);
     if (it != collections.end() && it->second == c) collections.erase(it);
   }
-  std::lock_guard<std::mutex> lock(retrieve_mutex);
-  std::erase_if(retrieves, [&](const auto& r) { return r.second->spec.collection == name; });
+  ForgetRetrieves(name);
 }
 
 }  // namespace engram
