@@ -143,12 +143,12 @@ inline void ExpectConsistent(const Engine& e, const Acknowledged& acked, std::mt
 
 // The reopen replayed no more than the batches after the last known
 // checkpoint, up to the counter's level `last`, can explain (each writes
-// kRecords records, the fact and the counter), and rebuilt no index a
-// checkpoint had stored.
+// kRecords records, the counter, its fact and the previous fact again, now
+// superseded), and rebuilt no index a checkpoint had stored.
 inline void ExpectReplayExplained(const Engine::RecoveryReport& r, const Acknowledged& acked,
                                   long last, const std::string& where) {
   const long since = std::max(0L, last - acked.checkpointed);
-  EXPECT_LE(r.replayed, static_cast<std::size_t>(since) * (kRecords + 2))
+  EXPECT_LE(r.replayed, static_cast<std::size_t>(since) * (kRecords + 3))
       << where << ": replayed " << r.replayed << " records, but only " << since
       << " batches were written after the last checkpoint (after batch " << acked.checkpointed
       << ")";
