@@ -61,6 +61,25 @@ struct TextSearchOptions {
 // words no other document has). Put and Remove cost in proportion to the
 // document (a block of each posting list it touches, postings.cc), not to
 // the lists.
+class TextIndex;
+
+// What an index's image is made of (its options, live documents and their
+// lengths, terms and postings, surface words), copied by TextIndex::Freeze
+// so that the image can be serialised after the caller's lock is released:
+// a checkpoint holds the lock for these flat copies only, not for the
+// varint encoding of every posting (about five times as long).
+class FrozenTextIndex {
+ public:
+  // The image TextIndex::Serialize would have returned at the Freeze.
+  std::string Serialize() const;
+
+ private:
+  friend class TextIndex;
+  FrozenTextIndex() = default;
+  // Only the parts the image holds; the rest is empty.
+  IndexData data_;
+};
+
 class TextIndex {
  public:
   explicit TextIndex(TextIndexOptions options);
@@ -100,6 +119,9 @@ class TextIndex {
   // A versioned, checksummed byte image of the index (options included):
   // live documents only, nothing of removed ones (serialize.cc).
   std::string Serialize() const;
+  // A copy of what Serialize reads (FrozenTextIndex), for an image made
+  // later without the lock that keeps the index from changing.
+  FrozenTextIndex Freeze() const;
   // The index an image describes. Corruption for bytes that are not a
   // serialised index (truncated, corrupt, inconsistent, another version:
   // images of version 1 are refused, and the caller rebuilds from its
