@@ -97,9 +97,6 @@ std::int64_t ToSqlSeq(std::uint64_t seq) {
   return static_cast<std::int64_t>(seq > kMax ? kMax : seq);
 }
 
-StatusOr<std::string> QueryText(sqlite3* db, const char* sql);
-Status Exec(sqlite3* db, const char* sql);
-
 class SqliteStore final : public Store {
  public:
   SqliteStore(sqlite3* db, std::string path) : db_(db), sql_(db), path_(std::move(path)) {}
@@ -113,8 +110,8 @@ class SqliteStore final : public Store {
     ASSIGN_OR_RETURN(std::int64_t last, ReadMeta("last_seq"));
     if (last < 0) return Status::Corruption(fmt::format("last sequence {} is negative", last));
     opened_seq_ = static_cast<std::uint64_t>(last);
-    ASSIGN_OR_RETURN(const std::string auto_vacuum, QueryText(db_, "PRAGMA auto_vacuum"));
-    incremental_ = auto_vacuum == "2";  // INCREMENTAL
+    ASSIGN_OR_RETURN(const std::int64_t auto_vacuum, PragmaInt("auto_vacuum"));
+    incremental_ = auto_vacuum == 2;  // INCREMENTAL
     return Status::Ok();
   }
 
@@ -333,8 +330,8 @@ class SqliteStore final : public Store {
   Status Reclaim() {
     for (int step = 0; incremental_ && step < kMaxVacuumSteps; ++step) {
       std::lock_guard<std::mutex> lock(mu_);
-      ASSIGN_OR_RETURN(std::string free_pages, QueryText(db_, "PRAGMA freelist_count"));
-      if (free_pages == "0") break;
+      ASSIGN_OR_RETURN(const std::int64_t free_pages, PragmaInt("freelist_count"));
+      if (free_pages == 0) break;
       RETURN_IF_ERROR(Write("reclaim free pages", [&] {
         // The pragma returns a row per page it frees: stepped to its end.
         const std::string sql = fmt::format("PRAGMA incremental_vacuum({})", kVacuumStepPages);
@@ -355,6 +352,19 @@ class SqliteStore final : public Store {
       return Error(rc, "checkpoint the write-ahead log");
     }
     return Status::Ok();
+  }
+
+  // The integer value of PRAGMA `name`.
+  StatusOr<std::int64_t> PragmaInt(std::string_view name) {
+    const std::string sql = fmt::format("PRAGMA {}", name);
+    sqlite3_stmt* s = nullptr;
+    int rc = sqlite3_prepare_v2(db_, sql.c_str(), -1, &s, nullptr);
+    std::int64_t value = 0;
+    if (rc == SQLITE_OK) rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) value = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    if (rc != SQLITE_ROW) return Error(rc, sql);
+    return value;
   }
 
   // Runs `body` inside BEGIN IMMEDIATE ... COMMIT. On any failure the

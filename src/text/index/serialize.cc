@@ -115,12 +115,7 @@ std::string SerializeData(const IndexData& d) {
     for (std::size_t f = 0; f < nf; ++f) w.Var(d.length(doc, f));
   }
   // Terms in text order; their serialised index is their rank in that order.
-  std::vector<std::uint32_t> ordered;
-  for (std::uint32_t id = 0; id < d.postings.size(); ++id) {
-    if (!d.postings[id].empty()) ordered.push_back(id);
-  }
-  std::sort(ordered.begin(), ordered.end(),
-            [&](std::uint32_t a, std::uint32_t b) { return d.term_text[a] < d.term_text[b]; });
+  const std::vector<std::uint32_t> ordered = d.TermsInTextOrder();
   w.Var(ordered.size());
   std::vector<std::uint32_t> rank(d.postings.size(), 0);
   std::uint32_t r = 0;
