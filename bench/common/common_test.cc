@@ -1,9 +1,13 @@
+#include <filesystem>
+#include <fstream>
 #include <stdexcept>
+#include <string>
 
 #include <gtest/gtest.h>
 
 #include "common/cli.h"
 #include "common/format.h"
+#include "common/json_out.h"
 
 namespace engram::bench {
 namespace {
@@ -34,6 +38,32 @@ TEST(ArgReader, WalksFlagsAndValues) {
 TEST(RunGuarded, MapsExceptionsToStatus) {
   EXPECT_EQ(RunGuarded("t", [] {}), 0);
   EXPECT_EQ(RunGuarded("t", [] { throw std::runtime_error("boom"); }), 1);
+}
+
+TEST(JsonOut, OneObjectPerLineOrNothing) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "engram-json-out-test";
+  std::filesystem::remove_all(dir);
+  const std::string path = (dir / "sub" / "rows.jsonl").string();
+  {
+    JsonOut out(path);
+    ASSERT_TRUE(out.enabled());
+    out.Write({{"engine", "engram"}, {"p50_us", 12.5}});
+    out.Write({{"engine", "xapian-inmemory"}, {"ndcg10", nullptr}});
+  }
+  std::ifstream in(path);
+  std::string a, b, rest;
+  ASSERT_TRUE(std::getline(in, a));
+  ASSERT_TRUE(std::getline(in, b));
+  EXPECT_FALSE(std::getline(in, rest));
+  EXPECT_EQ(a, R"({"engine":"engram","p50_us":12.5})");
+  EXPECT_EQ(b, R"({"engine":"xapian-inmemory","ndcg10":null})");
+  JsonOut again(path);  // a new run truncates
+  EXPECT_EQ(std::filesystem::file_size(path), 0u);
+  JsonOut none;
+  EXPECT_FALSE(none.enabled());
+  none.Write({{"ignored", true}});
+  EXPECT_THROW(JsonOut((dir / "sub" / "rows.jsonl" / "x").string()), std::exception);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -29,7 +29,12 @@
 // its query from the terms and its search; the parse is timed on its own.
 //
 // Usage: text_benchmark [--data DIR] [--passes N] [--builds N] [--queries N]
-//                       [--seed S] [--only scifact|debian|filter]
+//                       [--seed S] [--only scifact|debian|filter] [--json-out FILE]
+// --json-out writes one JSON object per row of the engine tables (JSON Lines):
+// {"corpus","engine","semantics","p50_us","p99_us","ndcg10","docs_per_s",
+//  "same_top10_as_engram"}; engines engram, xapian-inmemory, xapian-glass,
+// fts5; semantics engram or or; ndcg10 null without judgements;
+// same_top10_as_engram the share of queries whose top-10 set equals engram's.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -53,6 +58,7 @@
 
 #include "common/cli.h"
 #include "common/format.h"
+#include "common/json_out.h"
 #include "data.h"
 #include "debian_cases.h"
 #include "equal_work.h"
@@ -87,6 +93,7 @@ struct Options {
   std::size_t debian_queries = 300;
   std::uint64_t seed = 20261121;
   std::string only;
+  std::string json_out;
 };
 
 // Nearest-rank percentile of `v` (sorted in place), p in (0, 100].
@@ -388,6 +395,15 @@ void PrintTermChecks(const QuerySet& qs, Engines& e) {
       xap_same, n, fts_one, terms, engram_missing, xap_missing, queries_missing, examples);
 }
 
+// The engine's name in --json-out rows.
+std::string EngineId(std::string_view table_name) {
+  if (table_name.find("engram") != std::string_view::npos) return "engram";
+  if (table_name == "SQLite FTS5") return "fts5";
+  if (table_name == "Xapian InMemory") return "xapian-inmemory";
+  if (table_name == "Xapian glass") return "xapian-glass";
+  throw std::logic_error("no --json-out name for " + std::string(table_name));
+}
+
 struct Row {
   std::string engine;
   Semantics semantics;
@@ -408,6 +424,31 @@ struct Judged {
   const std::vector<TextQuery>* queries;
   const Qrels* qrels;
 };
+
+// The rows as --json-out objects.
+void WriteRows(const std::vector<Row>& rows, std::string_view corpus, std::size_t docs,
+               JsonOut& out) {
+  for (const Row& r : rows) {
+    const bool engram = EngineId(r.engine) == "engram";
+    nlohmann::ordered_json j;
+    j["corpus"] = corpus;
+    j["engine"] = EngineId(r.engine);
+    j["semantics"] = r.semantics == Semantics::kEngram ? "engram" : "or";
+    j["p50_us"] = r.lat.p50_us;
+    j["p99_us"] = r.lat.p99_us;
+    j["ndcg10"] = r.ndcg ? nlohmann::ordered_json(*r.ndcg) : nlohmann::ordered_json(nullptr);
+    j["docs_per_s"] = static_cast<double>(docs) / r.build_s;
+    if (engram) {
+      j["same_top10_as_engram"] = 1.0;
+    } else if (r.agree.queries == 0) {
+      j["same_top10_as_engram"] = nullptr;
+    } else {
+      j["same_top10_as_engram"] =
+          static_cast<double>(r.agree.same_set) / static_cast<double>(r.agree.queries);
+    }
+    out.Write(j);
+  }
+}
 
 void PrintTable(const std::vector<Row>& rows, std::size_t docs, bool with_ndcg) {
   fmt::print("engines: engram (this tree); {}\n{}\n", PeerVersions(), LoadLine());
@@ -529,8 +570,9 @@ void PrintOwnWordsNdcg(const QuerySet& qs, Engines& e, const Judged& judged) {
 
 // Runs every engine under both semantics over `raw` queries and prints the
 // table; `judged` (optional) adds nDCG@10.
-void Compare(const std::vector<PeerDoc>& docs, const std::vector<std::string>& raw,
-             const Options& opt, Engines& e, const Judged* judged) {
+void Compare(std::string_view corpus, const std::vector<PeerDoc>& docs,
+             const std::vector<std::string>& raw, const Options& opt, Engines& e,
+             const Judged* judged, JsonOut& json) {
   QuerySet qs = PrepareQueries(raw);
   PrintTermChecks(qs, e);
   const std::size_t n = raw.size();
@@ -577,13 +619,14 @@ void Compare(const std::vector<PeerDoc>& docs, const std::vector<std::string>& r
       "latencies): p50 {}, p99 {}\n\n",
       Us(parse.p50_us), Us(parse.p99_us));
   PrintTable(rows, docs.size(), judged != nullptr);
+  WriteRows(rows, corpus, docs.size(), json);
   PrintCrossChecks(rows, docs, qs);
   if (judged != nullptr) PrintOwnWordsNdcg(qs, e, *judged);
 }
 
 // ---- 1. SciFact -------------------------------------------------------------
 
-void RunSciFact(const Options& opt) {
+void RunSciFact(const Options& opt, JsonOut& json) {
   SciFact s = LoadSciFact(opt.data + "/scifact");
   fmt::print("\n## BEIR SciFact: {} documents, {} test queries, {} judged queries\n\n",
              s.docs.size(), s.queries.size(), s.qrels.size());
@@ -594,7 +637,7 @@ void RunSciFact(const Options& opt) {
   Engines e;
   BuildEngines(docs, opt.builds, "scifact", &e);
   Judged judged{&s.docs, &s.queries, &s.qrels};
-  Compare(docs, raw, opt, e, &judged);
+  Compare("scifact", docs, raw, opt, e, &judged, json);
 }
 
 // ---- 2. Debian --------------------------------------------------------------
@@ -702,7 +745,7 @@ void RunFiltered(const Options& opt, const std::vector<Package>& pkgs,
       total_bad, same_filters, cases);
 }
 
-void RunDebian(const Options& opt, bool plain, bool filtered) {
+void RunDebian(const Options& opt, bool plain, bool filtered, JsonOut& json) {
   std::vector<Package> pkgs = LoadDebian(opt.data + "/debian/packages.jsonl.gz");
   std::vector<PeerDoc> docs;
   for (const Package& p : pkgs) {
@@ -720,7 +763,7 @@ void RunDebian(const Options& opt, bool plain, bool filtered) {
 
   Engines e;
   BuildEngines(docs, plain ? opt.builds : 1, "debian", &e);
-  if (plain) Compare(docs, queries, opt, e, nullptr);
+  if (plain) Compare("debian", docs, queries, opt, e, nullptr, json);
   if (filtered) RunFiltered(opt, pkgs, queries, e);
 }
 
@@ -739,10 +782,12 @@ Options ParseArgs(int argc, char** argv) {
       o.seed = std::stoull(args.Value());
     } else if (args.Is("--only")) {
       o.only = args.Value();
+    } else if (args.Is("--json-out")) {
+      o.json_out = args.Value();
     } else {
       args.Unknown(
           "--data DIR --passes N --builds N --queries N --seed S "
-          "--only scifact|debian|filter");
+          "--only scifact|debian|filter --json-out FILE");
     }
   }
   return o;
@@ -755,13 +800,14 @@ int main(int argc, char** argv) {
   using namespace engram::bench;
   return RunGuarded("text_benchmark", [&] {
     const Options opt = ParseArgs(argc, argv);
+    JsonOut json(opt.json_out);
     fmt::print(
         "# engram full-text benchmark\n\ndata: {}; single thread; {}; top-{}; {} timed passes "
         "after one warm-up; index build: median of {}\n",
         opt.data, PeerVersions(), kTopK, opt.passes, opt.builds);
-    if (opt.only.empty() || opt.only == "scifact") RunSciFact(opt);
+    if (opt.only.empty() || opt.only == "scifact") RunSciFact(opt, json);
     bool plain = opt.only.empty() || opt.only == "debian";
     bool filtered = opt.only.empty() || opt.only == "filter";
-    if (plain || filtered) RunDebian(opt, plain, filtered);
+    if (plain || filtered) RunDebian(opt, plain, filtered, json);
   });
 }

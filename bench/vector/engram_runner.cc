@@ -52,33 +52,51 @@ BuildInfo EngramSystem::Build(std::size_t threads) {
   });
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!st.ok()) throw std::runtime_error("engram PutBatch: " + st.ToString());
-  return {"engram VectorIndex", seconds, threads,
+  return {"engram VectorIndex",
+          seconds,
+          threads,
           static_cast<double>(s_->index->MemoryBytes()) / static_cast<double>(d.n()),
-          "VectorIndex::MemoryBytes() (vectors + graph)"};
+          "VectorIndex::MemoryBytes() (vectors + graph)",
+          "this tree, bench preset (RelWithDebInfo: -O2 -g), distance kernels chosen at run "
+          "time: " +
+              Kernel()};
+}
+
+Variant EngramSystem::Make(std::string mode, std::optional<vector::VectorPlan> plan,
+                           const vector::PlannerConstants& constants) {
+  State* s = s_.get();
+  Variant v;
+  v.system = "engram";
+  v.mode = std::move(mode);
+  v.prepare = [s](const CaseView& view) { s->current = view; };
+  v.set_ef = [s, plan, constants](std::size_t ef) {
+    s->options = vector::VectorSearchOptions{};
+    s->options.k = s->params.k;
+    s->options.ef = ef;
+    s->options.plan = plan;
+    s->options.planner = constants;
+  };
+  v.search = [s](std::size_t q, std::vector<std::uint32_t>* out, bool note) -> std::string_view {
+    const float* query = s->d->query(q);
+    auto hits = s->index->Search(std::span<const float>(query, s->d->dim), s->options,
+                                 s->current.Allowed(q), note ? &s->explain : nullptr);
+    if (!hits.ok()) throw std::runtime_error("engram Search: " + hits.status().ToString());
+    for (const vector::Neighbor& n : *hits) out->push_back(n.id);
+    return note ? vector::VectorPlanName(s->explain.plan) : std::string_view{};
+  };
+  return v;
+}
+
+Variant EngramSystem::Planner(std::string mode, const vector::PlannerConstants& constants) {
+  Variant v = Make(std::move(mode), std::nullopt, constants);
+  v.sweep = {0};
+  return v;
 }
 
 std::vector<Variant> EngramSystem::Variants() {
   State* s = s_.get();
-  auto make = [s](std::string mode, std::optional<vector::VectorPlan> plan) {
-    Variant v;
-    v.system = "engram";
-    v.mode = std::move(mode);
-    v.prepare = [s](const CaseView& view) { s->current = view; };
-    v.set_ef = [s, plan](std::size_t ef) {
-      s->options = vector::VectorSearchOptions{};
-      s->options.k = s->params.k;
-      s->options.ef = ef;
-      s->options.plan = plan;
-    };
-    v.search = [s](std::size_t q, std::vector<std::uint32_t>* out, bool note) -> std::string_view {
-      const float* query = s->d->query(q);
-      auto hits = s->index->Search(std::span<const float>(query, s->d->dim), s->options,
-                                   s->current.Allowed(q), note ? &s->explain : nullptr);
-      if (!hits.ok()) throw std::runtime_error("engram Search: " + hits.status().ToString());
-      for (const vector::Neighbor& n : *hits) out->push_back(n.id);
-      return note ? vector::VectorPlanName(s->explain.plan) : std::string_view{};
-    };
-    return v;
+  auto make = [this](std::string mode, std::optional<vector::VectorPlan> plan) {
+    return Make(std::move(mode), plan, vector::PlannerConstants{});
   };
   std::vector<Variant> out;
   Variant planner = make("planner", std::nullopt);

@@ -11,6 +11,7 @@
 #include "data.h"
 #include "peers.h"
 #include "sweep.h"
+#include "vector/vector_index.h"
 
 namespace engram::bench {
 
@@ -24,11 +25,16 @@ class EngramSystem {
   // "graph" and "graph_two_hop" (ef sweeps; two-hop on filtered cases only),
   // and forced "exact".
   std::vector<Variant> Variants();
+  // The planner at its default ef (one point) with `constants` in place of
+  // the built-in ones, for --fit.
+  Variant Planner(std::string mode, const vector::PlannerConstants& constants);
   // "avx2" or "portable" (the distance kernels in use).
   static std::string Kernel();
 
  private:
   struct State;
+  Variant Make(std::string mode, std::optional<vector::VectorPlan> plan,
+               const vector::PlannerConstants& constants);
   std::unique_ptr<State> s_;
 };
 

@@ -2,9 +2,11 @@
 // vectors and allowed-sets as engram:
 //  - FAISS 1.7.3 (Debian's libfaiss-dev) IndexHNSWFlat searched with
 //    SearchParametersHNSW + IDSelectorBitmap (the filtered HNSW most vector
-//    stores ship), and IndexFlat with the same selector (FAISS's exact scan).
-//  - hnswlib 0.6.2 (Debian's libhnswlib-dev): no filter support in this
-//    release, so it runs on the unfiltered case only, as a baseline.
+//    stores ship), and FAISS's k-NN over the allowed ids of an IndexFlat's
+//    vectors (the exact scan a caller holding the ids would write).
+//  - hnswlib 0.6.2 (Debian's libhnswlib-dev), compiled with AVX2: no filter
+//    support in this release, so its graph runs on the unfiltered case only,
+//    as the baseline; filtered, a scan of the allowed ids with its distance.
 // Each Build returns its time and memory; Variants() are the sweepable modes.
 #ifndef ENGRAM_BENCH_VECTOR_PEERS_H_
 #define ENGRAM_BENCH_VECTOR_PEERS_H_
@@ -25,6 +27,7 @@ struct BuildInfo {
   std::size_t threads = 0;
   double bytes_per_vector = 0;
   std::string memory_note;  // what the bytes count
+  std::string build;        // where the code came from, how it was built, its SIMD level
 };
 
 struct HnswParams {
@@ -42,7 +45,7 @@ class FaissPeers {
   // thread for the searches), and the IndexFlat.
   BuildInfo BuildHnsw(std::size_t threads);
   BuildInfo BuildFlat();
-  // "FAISS HNSW + IDSelector" (ef sweep) and "FAISS flat + IDSelector".
+  // "FAISS HNSW + IDSelector" (ef sweep) and "FAISS scan of the allowed ids".
   std::vector<Variant> Variants();
 
  private:
@@ -55,7 +58,8 @@ class HnswlibPeer {
   HnswlibPeer(const Dataset& d, const HnswParams& params);
   ~HnswlibPeer();
   BuildInfo Build(std::size_t threads);
-  // "hnswlib" (ef sweep, unfiltered case only).
+  // "hnswlib (unfiltered)" (ef sweep, unfiltered case only) and "hnswlib
+  // scan of the allowed ids" (filtered cases only).
   std::vector<Variant> Variants();
 
  private:

@@ -2,10 +2,15 @@
 // kernels at compile time (USE_SSE / USE_AVX from __AVX__), so this file
 // alone is compiled with -mavx2 -mfma (CMakeLists.txt): hnswlib then runs the
 // AVX kernels engram's run-time dispatch also uses on this machine. 0.6.2 has
-// no filter functor (it came in 0.7.0), so hnswlib runs unfiltered only.
+// no filter functor (it came in 0.7.0), so its graph runs unfiltered only;
+// under a filter, hnswlib's user scans the allowed ids with hnswlib's own
+// (AVX) distance function and keeps the k best: the exact peer with the SIMD
+// level engram's kernels have (FAISS's Debian build has SSE only).
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <thread>
+#include <utility>
 
 #include <hnswlib/hnswlib.h>
 
@@ -18,6 +23,8 @@ struct HnswlibPeer::State {
   HnswParams params;
   std::unique_ptr<hnswlib::SpaceInterface<float>> space;
   std::unique_ptr<hnswlib::HierarchicalNSW<float>> index;
+  std::vector<std::vector<std::uint32_t>> ids;  // per query of the case: its allowed ids
+  std::vector<std::pair<float, std::uint32_t>> heap;
 };
 
 HnswlibPeer::HnswlibPeer(const Dataset& d, const HnswParams& params)
@@ -55,9 +62,13 @@ BuildInfo HnswlibPeer::Build(std::size_t threads) {
                                  static_cast<std::size_t>(h.element_levels_[i]));
     bytes += sizeof(int);  // the level
   }
-  return {
-      "hnswlib", seconds, threads, bytes / static_cast<double>(d.n()),
-      "level-0 block (links, vector, label) + upper links + levels; not locks or the label map"};
+  return {"hnswlib",
+          seconds,
+          threads,
+          bytes / static_cast<double>(d.n()),
+          "level-0 block (links, vector, label) + upper links + levels; not locks or the label map",
+          "Debian libhnswlib-dev 0.6.2 (headers) compiled here with the benchmark, -mavx2 -mfma: "
+          "AVX kernels"};
 }
 
 std::vector<Variant> HnswlibPeer::Variants() {
@@ -76,7 +87,43 @@ std::vector<Variant> HnswlibPeer::Variants() {
     }
     return {};
   };
-  return {v};
+  Variant scan;
+  scan.system = "hnswlib";
+  scan.mode = "scan of the allowed ids";
+  scan.filters_only = true;
+  scan.prepare = [s](const CaseView& view) {
+    s->ids.clear();
+    for (std::size_t q = 0; q < s->d->nq(); ++q) {
+      const roaring::Roaring* allowed = view.Allowed(q);
+      std::vector<std::uint32_t>& list = s->ids.emplace_back();
+      list.reserve(allowed->cardinality());
+      for (std::uint32_t id : *allowed) list.push_back(id);
+    }
+  };
+  scan.search = [s](std::size_t q, std::vector<std::uint32_t>* out, bool) -> std::string_view {
+    const hnswlib::DISTFUNC<float> dist = s->space->get_dist_func();
+    void* param = s->space->get_dist_func_param();
+    const float* query = s->d->query(q);
+    const std::size_t k = s->params.k;
+    auto& heap = s->heap;  // a max-heap of the k nearest so far
+    heap.clear();
+    for (const std::uint32_t id : s->ids[q]) {
+      const float dd = dist(query, s->d->row(id), param);
+      if (heap.size() < k) {
+        heap.emplace_back(dd, id);
+        std::push_heap(heap.begin(), heap.end());
+      } else if (dd < heap.front().first) {
+        std::pop_heap(heap.begin(), heap.end());
+        heap.back() = {dd, id};
+        std::push_heap(heap.begin(), heap.end());
+      }
+    }
+    std::sort_heap(heap.begin(), heap.end());
+    out->clear();
+    for (const auto& [dd, id] : heap) out->push_back(id);
+    return {};
+  };
+  return {v, scan};
 }
 
 }  // namespace engram::bench

@@ -14,7 +14,7 @@ set linetype 3 lc rgb "#ff9896" pt 6 ps 0.8 lw 1   # engram graph (forced)
 set linetype 4 lc rgb "#9467bd" pt 4 ps 0.8 lw 1   # engram graph_two_hop (forced)
 set linetype 5 lc rgb "#8c564b" pt 5 ps 1.4 lw 1   # engram exact (forced)
 set linetype 6 lc rgb "#1f77b4" pt 7 ps 1.0 lw 2   # FAISS HNSW + IDSelector
-set linetype 7 lc rgb "#17becf" pt 13 ps 1.6 lw 1  # FAISS flat + IDSelector
+set linetype 7 lc rgb "#17becf" pt 13 ps 1.6 lw 1  # FAISS scan of the allowed ids
 set linetype 8 lc rgb "#2ca02c" pt 7 ps 1.0 lw 2   # hnswlib (unfiltered)
 set linetype 9 lc rgb "#7f7f7f" pt 1 ps 1.0 lw 1
 

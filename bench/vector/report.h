@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/json_out.h"
 #include "data.h"
 #include "peers.h"
 #include "sweep.h"
@@ -31,6 +32,13 @@ void WritePlotData(const std::string& dir, const Dataset& d, const std::vector<P
 std::string Summary(const Dataset& d, const std::vector<BuildInfo>& builds,
                     const std::vector<Point>& points, double recall, bool with_engram,
                     AimTally* tally);
+
+// One --json-out row per filter and system of `d`: {"dataset","filter",
+// "kept","system","qps_at_095","max_recall","bytes_per_vector"}, systems
+// engram-planner, engram-graph, engram-two-hop, engram-exact, faiss-hnsw,
+// faiss-scan, hnswlib; qps_at_095 null when `recall` was never reached.
+void WriteJsonRows(const Dataset& d, const std::vector<BuildInfo>& builds,
+                   const std::vector<Point>& points, double recall, JsonOut& out);
 
 }  // namespace engram::bench
 

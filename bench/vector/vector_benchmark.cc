@@ -1,17 +1,21 @@
 // engram's end-to-end filtered vector search benchmark (issue 4; results in
 // bench/RESULTS.md). For each dataset (data.h) it builds engram's VectorIndex,
-// FAISS IndexHNSWFlat, FAISS IndexFlat and hnswlib on the same vectors (M 16,
+// FAISS IndexHNSWFlat, FAISS IndexFlat (scanned over the allowed ids) and
+// hnswlib on the same vectors (M 16,
 // efConstruction 200, builds on 2 threads), then for every filter (filters.h:
 // 100 %, and 50, 10, 1, 0.1 % each uncorrelated, correlated, anti-correlated)
 // sweeps ef for every system (sweep.h) and measures recall@10 against the exact
 // filtered answer and single-thread QPS. Outputs (report.h): a CSV of every
-// point, plot data for plot.gp, and a Markdown summary on stdout and in a file.
+// point, plot data for plot.gp, a Markdown summary on stdout and in a file,
+// and with --json-out one JSON object per table row (report.h WriteJsonRows).
 //
 // Usage: vector_benchmark [--datasets sift5k,fasttext,synthetic-100k,synthetic-1m]
 //   [--data DIR] [--work DIR] [--out DIR] [--queries N] [--queries-1m N]
 //   [--efs 10,16,...] [--m 16] [--ef-construction 200] [--threads 2]
 //   [--seed S] [--min-seconds X] [--max-ms-per-query X] [--clock cpu|wall]
-//   [--systems engram,faiss,hnswlib]
+//   [--systems engram,faiss,hnswlib] [--json-out FILE]
+//   or, to fit the planner's constants on one dataset and seed (fit.h):
+//   --fit --datasets NAME [--seed S] [--fit-walk-costs 6,9,...] [--fit-efs 32,48,...]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -29,6 +33,7 @@
 #include "data.h"
 #include "engram_runner.h"
 #include "filters.h"
+#include "fit.h"
 #include "peers.h"
 #include "report.h"
 #include "sweep.h"
@@ -58,6 +63,9 @@ struct Options {
   std::vector<std::string> systems = {"engram", "faiss", "hnswlib"};
   SweepOptions sweep;
   double recall = 0.95;
+  std::string json_out;
+  bool fitting = false;  // --fit: fit the planner's constants on the one dataset given
+  FitGrid fit;
 };
 
 bool Has(const std::vector<std::string>& v, const std::string& x) {
@@ -73,7 +81,46 @@ Dataset Load(const Options& o, const std::string& name) {
   throw std::runtime_error("unknown dataset " + name);
 }
 
-std::string RunDataset(const Options& o, const std::string& name, AimTally* tally) {
+// Every variant over every standard filter of `d` (filters.h), each case
+// against its exact filtered top-k (cached under o.work).
+std::vector<Point> RunFilters(const Options& o, const Dataset& d, std::vector<Variant>& variants) {
+  fmt::print(stderr, "[{}] exact neighbourhoods (cached in {})\n", d.name, o.work);
+  const LabelIndex labels = BuildLabelIndex(d, 100, o.threads, o.work);
+  std::vector<Point> points;
+  for (const FilterSpec& spec : StandardFilters()) {
+    std::vector<roaring::Roaring> allowed;
+    std::vector<const roaring::Roaring*> ptrs;
+    if (spec.correlation != Correlation::kNone) {
+      allowed.reserve(d.nq());
+      for (std::size_t q = 0; q < d.nq(); ++q)
+        allowed.push_back(MakeAllowed(d, labels, spec, q, o.seed));
+      for (const auto& a : allowed) ptrs.push_back(&a);
+    }
+    fmt::print(stderr, "[{}] {}: exact filtered top-{} (cached)\n", d.name, spec.Name(), o.hnsw.k);
+    const auto truth = ExactTopK(d, ptrs, o.hnsw.k, o.threads, o.work,
+                                 fmt::format("{}-seed{}", spec.Name(), o.seed));
+    CaseView view{&d, spec, &allowed};
+    for (Point& p : RunCase(view, truth, variants, o.sweep)) points.push_back(std::move(p));
+  }
+  return points;
+}
+
+// --fit: engram's planner over the grid of PlannerConstants on one dataset
+// (fit.h); prints the grid and the constants chosen.
+std::string RunFit(const Options& o, const std::string& name) {
+  const Dataset d = Load(o, name);
+  EngramSystem engram(d, o.hnsw);
+  const BuildInfo built = engram.Build(o.threads);
+  fmt::print(stderr, "[{}] built engram in {:.2f} s\n", name, built.seconds);
+  std::vector<Variant> variants;
+  for (const vector::PlannerConstants& c : o.fit.Pairs()) {
+    variants.push_back(engram.Planner(FitGrid::Label(c), c));
+  }
+  const std::vector<Point> points = RunFilters(o, d, variants);
+  return FitReport(d, o.seed, o.fit, points, o.recall);
+}
+
+std::string RunDataset(const Options& o, const std::string& name, AimTally* tally, JsonOut& json) {
   auto t0 = Clock::now();
   fmt::print(stderr, "[{}] loading\n", name);
   const Dataset d = Load(o, name);
@@ -104,27 +151,11 @@ std::string RunDataset(const Options& o, const std::string& name, AimTally* tall
     for (Variant& v : hnswlib.Variants()) variants.push_back(std::move(v));
   }
 
-  fmt::print(stderr, "[{}] exact neighbourhoods (cached in {})\n", name, o.work);
-  const LabelIndex labels = BuildLabelIndex(d, 100, o.threads, o.work);
-  std::vector<Point> points;
-  for (const FilterSpec& spec : StandardFilters()) {
-    std::vector<roaring::Roaring> allowed;
-    std::vector<const roaring::Roaring*> ptrs;
-    if (spec.correlation != Correlation::kNone) {
-      allowed.reserve(d.nq());
-      for (std::size_t q = 0; q < d.nq(); ++q)
-        allowed.push_back(MakeAllowed(d, labels, spec, q, o.seed));
-      for (const auto& a : allowed) ptrs.push_back(&a);
-    }
-    fmt::print(stderr, "[{}] {}: exact filtered top-{} (cached)\n", name, spec.Name(), o.hnsw.k);
-    const auto truth = ExactTopK(d, ptrs, o.hnsw.k, o.threads, o.work,
-                                 fmt::format("{}-seed{}", spec.Name(), o.seed));
-    CaseView view{&d, spec, &allowed};
-    for (Point& p : RunCase(view, truth, variants, o.sweep)) points.push_back(std::move(p));
-  }
+  std::vector<Point> points = RunFilters(o, d, variants);
   WriteCsv(fmt::format("{}/{}.csv", o.out, d.name), points);
   WritePlotData(o.out + "/plot", d, points);
   std::string md = Summary(d, builds, points, o.recall, with_engram, tally);
+  WriteJsonRows(d, builds, points, o.recall, json);
   fmt::print(stderr, "[{}] done in {:.0f} s\n", name,
              std::chrono::duration<double>(Clock::now() - t0).count());
   return md;
@@ -166,9 +197,22 @@ Options ParseArgs(int argc, char** argv) {
       o.sweep.cpu_clock = c == "cpu";
     } else if (args.Is("--systems")) {
       o.systems = args.List();
+    } else if (args.Is("--json-out")) {
+      o.json_out = args.Value();
+    } else if (args.Is("--fit")) {
+      o.fitting = true;
+    } else if (args.Is("--fit-walk-costs")) {
+      o.fit.walk_costs.clear();
+      for (const std::string& e : args.List()) o.fit.walk_costs.push_back(std::stod(e));
+    } else if (args.Is("--fit-efs")) {
+      o.fit.efs.clear();
+      for (const std::string& e : args.List()) o.fit.efs.push_back(std::stoul(e));
     } else {
       args.Unknown("see the usage in vector_benchmark.cc");
     }
+  }
+  if (o.fitting && o.datasets.size() != 1) {
+    throw std::runtime_error("--fit fits on one dataset: give --datasets NAME");
   }
   if (o.out.empty())
     o.out = (std::filesystem::path(o.work).parent_path() / "vector-results").string();
@@ -182,6 +226,11 @@ int main(int argc, char** argv) {
   using namespace engram::bench;
   return RunGuarded("vector_benchmark", [&] {
     const Options o = ParseArgs(argc, argv);
+    if (o.fitting) {
+      fmt::print("{}", RunFit(o, o.datasets.front()));
+      return;
+    }
+    JsonOut json(o.json_out);
     std::string md = fmt::format(
         "# engram vector benchmark\n\nrecall@{} against the exact filtered top-{}; queries on one "
         "thread; builds on {} threads; HNSW M {} and efConstruction {} for every graph; ef sweep "
@@ -194,7 +243,7 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     AimTally tally;
     for (const std::string& name : o.datasets) {
-      std::string section = RunDataset(o, name, &tally);
+      std::string section = RunDataset(o, name, &tally, json);
       fmt::print("{}", section);
       std::fflush(stdout);
       md += section;

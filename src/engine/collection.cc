@@ -426,6 +426,35 @@ Status Collection::Load(std::uint64_t seq, const std::vector<std::uint32_t>& doc
   return Put(docs, std::move(records), threads, /*stage=*/true, {});
 }
 
+Status Collection::LoadIndexes(const std::vector<std::uint32_t>& docs,
+                               std::vector<std::vector<std::string>> texts,
+                               std::vector<std::vector<float>> vectors, std::size_t threads) {
+  constexpr std::size_t kStageChunk = 4096;  // vectors staged per step
+  std::vector<std::uint32_t> vector_docs;
+  std::vector<float> vector_rows;
+  for (std::size_t i = 0; i < docs.size(); ++i) {
+    const bool text = text_ && !texts[i].empty();
+    const bool vector = vectors_ && !vectors[i].empty();
+    dirty_.fetch_add(text || vector ? 1 : 0);
+    if (text) {
+      std::vector<std::string_view> views(texts[i].begin(), texts[i].end());
+      text_->Put(docs[i], views);
+      std::vector<std::string>().swap(texts[i]);
+    }
+    if (vector) {
+      vector_docs.push_back(docs[i]);
+      vector_rows.insert(vector_rows.end(), vectors[i].begin(), vectors[i].end());
+      std::vector<float>().swap(vectors[i]);
+    }
+    if (vector_docs.size() == kStageChunk || (i + 1 == docs.size() && !vector_docs.empty())) {
+      RETURN_IF_ERROR(vectors_->Stage(vector_docs, vector_rows, threads));
+      vector_docs.clear();
+      vector_rows.clear();
+    }
+  }
+  return Status::Ok();
+}
+
 void Collection::Reserve(std::size_t records, std::uint32_t doc_limit) {
   docs_.reserve(records);
   ids_.reserve(doc_limit);

@@ -284,6 +284,13 @@ class Collection {
   std::optional<vector::VectorIndex>& vector_index_for_load() { return vectors_; }
   Status Load(std::uint64_t seq, const std::vector<std::uint32_t>& docs,
               std::vector<PreparedRecord> records, std::size_t threads);
+  // Loading in two steps, so that the records go in while a text snapshot
+  // still decodes: Load with index_text and index_vector off, then this for
+  // the records whose text (`texts`: by text field) or vector (non-empty)
+  // the snapshots in use do not have. Vectors staged.
+  Status LoadIndexes(const std::vector<std::uint32_t>& docs,
+                     std::vector<std::vector<std::string>> texts,
+                     std::vector<std::vector<float>> vectors, std::size_t threads);
   // Makes room for `records` records numbered below `doc_limit`, so that
   // loading them does not grow the maps step by step.
   void Reserve(std::size_t records, std::uint32_t doc_limit);

@@ -127,25 +127,44 @@ Status ReadRecords(storage::Store& store, const Collection& c, std::uint64_t vec
   return ParseRows(c, std::move(rows), threads, out);
 }
 
-// Indexes `records`, all of the collection's records as of the store's
-// sequence `store_seq`: text and vectors only where the snapshot in use (seq
-// given, or nullopt for none) predates the record.
-// Counts the records indexed again in `*replayed`.
-Status Replay(Collection& c, std::uint64_t store_seq, std::vector<StoredRecord> records,
-              std::optional<std::uint64_t> text_seq, std::optional<std::uint64_t> vector_seq,
-              std::size_t threads, std::size_t* replayed) {
+// What the first step of a replay leaves for the second: every record's
+// number, sequence and texts, and the vectors the vector snapshot in use
+// does not have (empty otherwise).
+struct Deferred {
+  std::vector<std::uint32_t> docs;
+  std::vector<std::uint64_t> seqs;
+  std::vector<std::vector<std::string>> texts;
+  std::vector<std::vector<float>> vectors;
+};
+
+// Replay, step 1: puts `records`, all of the collection's records as of the
+// store's sequence `store_seq`, into the collection without text or vectors
+// (the keys, bodies and metadata: most of the work, done while a text
+// snapshot still decodes); their vectors only where the vector snapshot in
+// use (seq given, or nullopt for none) predates the record, kept aside.
+StatusOr<Deferred> ReplayRecords(Collection& c, std::uint64_t store_seq,
+                                 std::vector<StoredRecord> records,
+                                 std::optional<std::uint64_t> vector_seq, std::size_t threads) {
   c.Reserve(records.size(), records.empty() ? 0 : records.back().doc + 1);
+  Deferred deferred;
+  deferred.docs.reserve(records.size());
+  deferred.seqs.reserve(records.size());
+  deferred.texts.reserve(records.size());
+  deferred.vectors.reserve(records.size());
   std::vector<std::uint32_t> docs;
   std::vector<PreparedRecord> chunk;
   for (std::size_t i = 0; i < records.size(); ++i) {
     StoredRecord& r = records[i];
     PreparedRecord& p = r.record;
-    p.index_text = !text_seq || r.seq > *text_seq;
-    p.index_vector = !vector_seq || r.seq > *vector_seq;
-    if (p.index_vector && c.has_vectors() && p.vector.empty()) {
+    const bool index_vector = c.has_vectors() && (!vector_seq || r.seq > *vector_seq);
+    if (index_vector && p.vector.empty()) {
       return Status::Corruption("record '" + p.id + "' has no stored vector");
     }
-    *replayed += (p.index_text && c.has_text()) || (p.index_vector && c.has_vectors()) ? 1 : 0;
+    deferred.docs.push_back(r.doc);
+    deferred.seqs.push_back(r.seq);
+    deferred.texts.push_back(std::move(p.texts));
+    deferred.vectors.push_back(index_vector ? std::move(p.vector) : std::vector<float>());
+    p.index_text = p.index_vector = false;
     docs.push_back(r.doc);
     chunk.push_back(std::move(p));
     if (chunk.size() == kChunk || i + 1 == records.size()) {
@@ -154,7 +173,35 @@ Status Replay(Collection& c, std::uint64_t store_seq, std::vector<StoredRecord> 
       chunk.clear();
     }
   }
-  return Status::Ok();
+  return deferred;
+}
+
+// Replay, step 2: the texts the text snapshot in use (seq given, or nullopt
+// for none) does not have, and the vectors step 1 kept. Counts the records
+// indexed again in `*replayed`.
+Status ReplayIndexes(Collection& c, Deferred deferred, std::optional<std::uint64_t> text_seq,
+                     std::size_t threads, std::size_t* replayed) {
+  std::vector<std::uint32_t> docs;
+  std::vector<std::vector<std::string>> texts;
+  std::vector<std::vector<float>> vectors;
+  for (std::size_t i = 0; i < deferred.docs.size(); ++i) {
+    const bool text = c.has_text() && (!text_seq || deferred.seqs[i] > *text_seq);
+    if (!text && deferred.vectors[i].empty()) continue;
+    ++*replayed;
+    docs.push_back(deferred.docs[i]);
+    texts.push_back(text ? std::move(deferred.texts[i]) : std::vector<std::string>());
+    vectors.push_back(std::move(deferred.vectors[i]));
+  }
+  return c.LoadIndexes(docs, std::move(texts), std::move(vectors), threads);
+}
+
+// Both steps, one after the other.
+Status Replay(Collection& c, std::uint64_t store_seq, std::vector<StoredRecord> records,
+              std::optional<std::uint64_t> text_seq, std::optional<std::uint64_t> vector_seq,
+              std::size_t threads, std::size_t* replayed) {
+  ASSIGN_OR_RETURN(Deferred deferred,
+                   ReplayRecords(c, store_seq, std::move(records), vector_seq, threads));
+  return ReplayIndexes(c, std::move(deferred), text_seq, threads, replayed);
 }
 
 // Whether the record numbers are dense enough to size the in-memory state
@@ -258,8 +305,9 @@ StatusOr<std::shared_ptr<Collection>> Engine::Impl::Load(const storage::Collecti
   recovery.records += rows.size();
   // The records keep their numbers unless they are too sparse (then they are
   // renumbered below and the snapshots are not used): the text snapshot is
-  // decoded on a second thread while the records are checked and the vector
-  // snapshot decoded.
+  // decoded on a second thread while the records are checked, the vector
+  // snapshot decoded and the records put into the collection (its slowest
+  // part; only their texts wait for the text index).
   const bool dense = DenseEnough(rows);
   std::future<std::optional<text::TextIndex>> text_index;
   if (dense && text_snapshot) {
@@ -296,9 +344,6 @@ StatusOr<std::shared_ptr<Collection>> Engine::Impl::Load(const storage::Collecti
   }
   const SnapshotUse vector_use =
       Install(*c, vector_snapshot, std::move(vector_index), c->vector_index_for_load());
-  const SnapshotUse text_use =
-      Install(*c, text_snapshot, text_index.valid() ? text_index.get() : std::nullopt,
-              c->text_index_for_load());
   if (vector_snapshot && !vector_use.loaded) {
     records.clear();  // the vector snapshot is not used: every record's vector is needed
     RETURN_IF_ERROR(ReadRecords(*store, *c, 0, options.threads, &records));
@@ -306,10 +351,17 @@ StatusOr<std::shared_ptr<Collection>> Engine::Impl::Load(const storage::Collecti
   auto seq_of = [](const SnapshotUse& use) {
     return use.loaded ? std::optional<std::uint64_t>(use.seq) : std::nullopt;
   };
+  // The records go in while the text snapshot may still be decoding; their
+  // texts wait for it.
+  ASSIGN_OR_RETURN(Deferred deferred, ReplayRecords(*c, last_seq, std::move(records),
+                                                    seq_of(vector_use), options.threads));
+  const SnapshotUse text_use =
+      Install(*c, text_snapshot, text_index.valid() ? text_index.get() : std::nullopt,
+              c->text_index_for_load());
   recovery.rebuilt +=
       (c->has_text() && !text_use.loaded) + (c->has_vectors() && !vector_use.loaded);
-  RETURN_IF_ERROR(Replay(*c, last_seq, std::move(records), seq_of(text_use), seq_of(vector_use),
-                         options.threads, &recovery.replayed));
+  RETURN_IF_ERROR(ReplayIndexes(*c, std::move(deferred), seq_of(text_use), options.threads,
+                                &recovery.replayed));
 
   // Records the snapshots hold that the store no longer has; then the sets
   // must agree, or the index is rebuilt from the records.

@@ -2,7 +2,7 @@
 // the estimated cost of two plans, in units of one exact-scan distance (a
 // sequential, prefetched read):
 //   exact           = the allowed records;
-//   graph, walk all = kWalkCost * ef / s: a walk that keeps only allowed
+//   graph, walk all = walk_cost * ef / s: a walk that keeps only allowed
 //                     records visits about 1/s nodes per kept one, and a graph
 //                     distance (a random read plus heap work) costs more;
 // where s is the selectivity the walk meets near the query. A filter
@@ -20,8 +20,8 @@
 //    kept on 1M vectors the global share always says "scan", yet a
 //    correlated filter's walk is 3.5x faster.
 // A walk that runs first costs no sample: on 4,800 SIFT vectors at 50 %
-// kept, the sample cost a third of the graph plan's speed. kWalkCost was
-// fitted on bench/vector (RESULTS.md).
+// kept, the sample cost a third of the graph plan's speed. walk_cost and the
+// default ef (PlannerConstants) are fitted by bench/vector's --fit.
 //
 // The two-hop walk (ACORN-1) is measured there too but never chosen: on the
 // clustered sets it lost recall at 1 % and under anti-correlated filters
@@ -71,14 +71,10 @@ namespace {
 constexpr char kMagic[8] = {'E', 'N', 'G', 'R', 'M', 'V', 'I', 'X'};
 constexpr std::uint32_t kVersion = 2;
 
-// Cost model (see the file comment); fitted in bench/vector.
-constexpr double kWalkCost = 18;
+// The cost model's walk cost and default ef are PlannerConstants (fitted).
 // Sampling the neighbourhood costs one small unfiltered search.
 constexpr std::size_t kSampleEf = 32;
 constexpr double kPrior = 8;
-// Default ef for graph plans: met recall@10 >= 0.95 on every benchmark set,
-// and at least 2k for larger k.
-constexpr std::size_t kDefaultEf = 64;
 
 // The dot copy (file comment): r is twice the longest norm in range when the
 // bound is chosen, and the range is [r / kRange, r]. With kRange = 128 a
@@ -94,8 +90,8 @@ double Norm2(const float* x, std::size_t dim) {
   return n;
 }
 
-std::size_t PlanEf(std::size_t k, std::size_t requested) {
-  return requested != 0 ? std::max(requested, k) : std::max(kDefaultEf, 2 * k);
+std::size_t PlanEf(std::size_t k, const VectorSearchOptions& options) {
+  return options.ef != 0 ? std::max(options.ef, k) : std::max(options.planner.default_ef, 2 * k);
 }
 
 }  // namespace
@@ -346,12 +342,13 @@ StatusOr<std::vector<Neighbor>> VectorIndex::Search(std::span<const float> query
   } else {
     // Estimated costs (file comment), in exact-scan distances.
     const double exact_cost = static_cast<double>(ex.allowed);
-    const double ef = static_cast<double>(PlanEf(k, options.ef));
+    const double ef = static_cast<double>(PlanEf(k, options));
+    const double walk = options.planner.walk_cost;
     // A graph plan also scans the records not in the graph (staged, or
     // outside the dot copy's range).
     const double unlinked = static_cast<double>(pending_.cardinality() + side_.cardinality());
-    double walk_cost = kWalkCost * ef / ex.selectivity + unlinked;
-    const bool walk_may_win = kWalkCost * (ef + kSampleEf) < exact_cost;
+    double walk_cost = walk * ef / ex.selectivity + unlinked;
+    const bool walk_may_win = walk * (ef + kSampleEf) < exact_cost;
     if (ex.selectivity < 1 && walk_cost >= exact_cost && walk_may_win) {
       // Whether the filter keeps more near the query than overall.
       HnswSearchStats sample_stats;
@@ -366,7 +363,7 @@ StatusOr<std::vector<Neighbor>> VectorIndex::Search(std::span<const float> query
         // kPrior samples (so that 0 of 32 at 5 % is not read as "none").
         const double near = (static_cast<double>(in) + kPrior * ex.selectivity) /
                             (static_cast<double>(sample.size()) + kPrior);
-        walk_cost = kWalkCost * ef / near + unlinked;
+        walk_cost = walk * ef / near + unlinked;
         if (in == 0 && sample.size() >= kSampleEf / 2) walk_cost = exact_cost;
       }
     }
@@ -382,7 +379,7 @@ StatusOr<std::vector<Neighbor>> VectorIndex::Search(std::span<const float> query
   }
 
   if (ex.plan != VectorPlan::kExact) {
-    ex.ef = PlanEf(k, options.ef);
+    ex.ef = PlanEf(k, options);
     HnswSearchParams params{
         ex.ef, ex.plan == VectorPlan::kGraphTwoHop ? HnswFilter::kTwoHop : HnswFilter::kWalkAll};
     params.give_up_beyond = !options.plan && allowed != nullptr;

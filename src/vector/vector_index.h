@@ -43,10 +43,20 @@ enum class VectorPlan {
 };
 std::string_view VectorPlanName(VectorPlan plan);
 
+// The planner's fitted constants (vector_index.cc's file comment). The
+// defaults were fitted by `vector_benchmark --fit` on one benchmark set and
+// seed and are reported on the others (bench/RESULTS.md says which); only
+// that fit sets them.
+struct PlannerConstants {
+  double walk_cost = 18;        // one graph distance, in exact-scan distances
+  std::size_t default_ef = 64;  // graph plans' ef when the caller gives none (at least 2k)
+};
+
 struct VectorSearchOptions {
   std::size_t k = 10;
   std::size_t ef = 0;              // 0: the planner's choice for k
   std::optional<VectorPlan> plan;  // set: skip the planner (benchmarks, tests)
+  PlannerConstants planner;
   // When it passes, the scan or walk stops with what it has; the caller,
   // which owns the deadline, reports it.
   const Deadline* deadline = nullptr;

@@ -127,6 +127,30 @@ TEST(VectorIndex, ExplainReportsTheNumbersBehindThePlan) {
   EXPECT_LT(explain.distances, kN);
 }
 
+// The planner's constants are the caller's (bench/vector's --fit sets them):
+// the walk cost moves the choice between the plans, the default ef the walk.
+TEST(VectorIndex, PlannerConstantsAreTheCallers) {
+  const VectorIndex index = BuildIndex(Metric::kL2);
+  const roaring::Roaring half = RandomAllowed(kN, 0.5, 77);
+  VectorSearchOptions options = Top(10);
+  VectorExplain explain;
+  options.planner.walk_cost = 1e6;  // no walk is worth it
+  ASSERT_TRUE(index.Search(Query(1), options, &half, &explain).ok());
+  EXPECT_EQ(explain.plan, VectorPlan::kExact) << explain.reason;
+  options.planner.walk_cost = 0.01;  // every walk is
+  ASSERT_TRUE(index.Search(Query(1), options, &half, &explain).ok());
+  EXPECT_EQ(explain.plan, VectorPlan::kGraph) << explain.reason;
+  options.planner.default_ef = 123;
+  ASSERT_TRUE(index.Search(Query(1), options, nullptr, &explain).ok());
+  EXPECT_EQ(explain.ef, 123u);
+  options.k = 100;  // never below 2k
+  ASSERT_TRUE(index.Search(Query(1), options, nullptr, &explain).ok());
+  EXPECT_EQ(explain.ef, 200u);
+  options.ef = 150;  // the caller's ef wins over the default
+  ASSERT_TRUE(index.Search(Query(1), options, nullptr, &explain).ok());
+  EXPECT_EQ(explain.ef, 150u);
+}
+
 // A filter keeping a third of the records costs a walk at the global share
 // (18 * 64 / (1/3) = 3,456 graph distances) more than the scan (2,000), so
 // only a look at the query's neighbourhood tells a filter that keeps it

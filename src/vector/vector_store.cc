@@ -56,20 +56,20 @@ StatusOr<double> Check(std::span<const float> v, std::size_t dim, Metric metric,
                                    " components, the collection's dimension is " +
                                    std::to_string(dim));
   }
-  double squares = 0;
-  for (std::size_t i = 0; i < dim; ++i) {
-    const float x = v[i];
-    if (!std::isfinite(x)) {
-      return Status::InvalidArgument(std::string(what) + "[" + std::to_string(i) +
-                                     "] is not a finite number");
-    }
-    if (std::fabs(x) > VectorStore::kMaxComponent) {
-      return Status::InvalidArgument(std::string(what) + "[" + std::to_string(i) +
-                                     "] is larger in magnitude than 1e15");
-    }
-    squares += double{x} * double{x};
+  // Every query passes here: one pass without branches (NaN compares false),
+  // and the component is located only when one is bad.
+  bool ok = true;
+  for (std::size_t i = 0; i < dim; ++i) ok &= std::fabs(v[i]) <= VectorStore::kMaxComponent;
+  if (!ok) {
+    std::size_t i = 0;
+    while (std::fabs(v[i]) <= VectorStore::kMaxComponent) ++i;
+    return Status::InvalidArgument(
+        std::string(what) + "[" + std::to_string(i) + "] " +
+        (std::isfinite(v[i]) ? "is larger in magnitude than 1e15" : "is not a finite number"));
   }
   if (metric != Metric::kCosine) return 1.0;
+  double squares = 0;
+  for (std::size_t i = 0; i < dim; ++i) squares += double{v[i]} * double{v[i]};
   if (squares == 0) {
     return Status::InvalidArgument(std::string(what) +
                                    " is all zeros; the cosine metric needs a non-zero vector");

@@ -84,7 +84,31 @@ inline void ExpectConsistent(const Engine& e, const Acknowledged& acked, std::mt
   ASSERT_GE(last, acked.batch) << where << ": an acknowledged batch is lost";
   // Nothing of the batch after the counter's.
   ASSERT_EQ(CountPresent(e, BatchIds(last + 1)), 0u) << where;
-  std::size_t expected = last > 0 ? 1 : 0;  // the counter
+  std::size_t expected = last > 0 ? 2 : 0;  // the counter and the current fact
+  if (last > 0) {
+    // The last batch's fact is the one current fact; the one before it is
+    // kept, superseded (history), not current.
+    ASSERT_TRUE(e.Get(kCollection, FactId(last))->has_value())
+        << where << ": the last batch's fact is not current";
+    SearchRequest facts;
+    facts.query = "fact";
+    facts.k = 1000;
+    StatusOr<SearchResponse> found = e.Search(kCollection, facts);
+    ASSERT_TRUE(found.ok() && !found->rejected);
+    ASSERT_EQ(found->hits.size(), 1u) << where << ": more than one current fact";
+    EXPECT_EQ(found->hits[0].id, FactId(last)) << where;
+    if (last > 1) {
+      ASSERT_FALSE(e.Get(kCollection, FactId(last - 1))->has_value())
+          << where << ": a superseded fact is current";
+      GetRequest versions;
+      versions.include_history = true;
+      StatusOr<GetResponse> history = e.Get(kCollection, FactId(last), versions);
+      ASSERT_TRUE(history.ok() && history->found);
+      ASSERT_FALSE(history->history.empty()) << where << ": the superseded fact is lost";
+      EXPECT_EQ(history->history[0].id, FactId(last - 1)) << where;
+      EXPECT_FALSE(history->history[0].superseded_at.empty()) << where;
+    }
+  }
   for (long batch = 1; batch <= last; ++batch) {
     const std::size_t n = CountPresent(e, BatchIds(batch));
     ASSERT_TRUE(n == 0 || n == kRecords)
@@ -119,12 +143,12 @@ inline void ExpectConsistent(const Engine& e, const Acknowledged& acked, std::mt
 
 // The reopen replayed no more than the batches after the last known
 // checkpoint, up to the counter's level `last`, can explain (each writes
-// kRecords records and the counter), and rebuilt no index a checkpoint had
-// stored.
+// kRecords records, the fact and the counter), and rebuilt no index a
+// checkpoint had stored.
 inline void ExpectReplayExplained(const Engine::RecoveryReport& r, const Acknowledged& acked,
                                   long last, const std::string& where) {
   const long since = std::max(0L, last - acked.checkpointed);
-  EXPECT_LE(r.replayed, static_cast<std::size_t>(since) * (kRecords + 1))
+  EXPECT_LE(r.replayed, static_cast<std::size_t>(since) * (kRecords + 2))
       << where << ": replayed " << r.replayed << " records, but only " << since
       << " batches were written after the last checkpoint (after batch " << acked.checkpointed
       << ")";

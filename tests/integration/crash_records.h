@@ -1,7 +1,9 @@
 // The records crash_writer.cc and power_loss_test.cc write and crash_checks.h
 // checks: deterministic per batch, each with a unique word and a vector
 // nobody else has, so that the test can ask every index whether the record
-// is there; and the writer's step.
+// is there; a fact per batch that supersedes the previous batch's (so that
+// a crash also lands between a supersession and the batch it is part of);
+// and the writer's step.
 #ifndef ENGRAM_TESTS_INTEGRATION_CRASH_RECORDS_H_
 #define ENGRAM_TESTS_INTEGRATION_CRASH_RECORDS_H_
 
@@ -55,6 +57,11 @@ inline std::string VectorJson(const std::vector<float>& v) {
   return s + "]";
 }
 
+// Batch `batch`'s fact: it supersedes the previous batch's.
+inline std::string FactId(long batch) {
+  return "f" + std::to_string(batch);
+}
+
 inline std::vector<std::string> BatchIds(long batch) {
   std::vector<std::string> ids;
   for (int i = 0; i < kRecords; ++i) ids.push_back(Id(batch, i));
@@ -73,6 +80,13 @@ inline std::vector<std::string> Batch(long batch) {
   return out;
 }
 
+// Batch `batch`'s fact, which the writer's step adds to the batch.
+inline std::string Fact(long batch) {
+  return R"({"id":")" + FactId(batch) + R"(","text":"fact","level":)" + std::to_string(batch) +
+         R"(,"vector":[0,0,0,0,0,0,-2,)" + std::to_string(batch) + "]" +
+         (batch > 1 ? R"(,"supersedes":[")" + FactId(batch - 1) + R"("]})" : "}");
+}
+
 // The counter's level: the last batch written whole (0 when none).
 inline long CounterLevel(const Engine& engine) {
   StatusOr<std::optional<std::string>> c = engine.Get(kCollection, "counter");
@@ -82,13 +96,14 @@ inline long CounterLevel(const Engine& engine) {
   return at == std::string::npos ? 0 : std::stol(body.substr(at + 8));
 }
 
-// One step of the writer: upserts batch `batch` in one durable write, and
+// One step of the writer: upserts batch `batch` and its fact in one durable write, and
 // after every fifth batch B deletes batch B-3 and, when `checkpoint`,
 // checkpoints. `ack` hears each acknowledgement ("acked", "deleted" with the
 // deleted batch, "checkpoint") as it returns. The first failure is returned.
 inline Status WriteStep(Engine& engine, long batch, bool checkpoint,
                         const std::function<void(std::string_view what, long batch)>& ack) {
   std::vector<std::string> records = Batch(batch);
+  records.push_back(Fact(batch));
   std::vector<std::string_view> views(records.begin(), records.end());
   StatusOr<WriteResult> r = engine.Upsert(kCollection, views);
   if (!r.ok()) return r.status();

@@ -20,6 +20,9 @@ constexpr std::uint32_t kAhead = 8;
 // Cache lines prefetched per vector; the hardware's stream prefetcher follows
 // the rest of a longer vector once the first lines miss.
 constexpr std::size_t kPrefetchLines = 8;
+// Allowed-sets up to this size are scanned testing each record's liveness
+// rather than intersected with the live set first.
+constexpr std::uint64_t kTestLive = 1024;
 
 inline void Prefetch(const float* v, std::size_t bytes) {
   const char* p = reinterpret_cast<const char*>(v);
@@ -34,15 +37,20 @@ std::vector<Neighbor> ExactSearch(const VectorStore& store, const float* query, 
   std::vector<Neighbor> heap;
   DeadlinePoll poll(deadline, 4);  // per block of kBlock records
   if (k == 0 || store.size() == 0) return heap;
-  // Allowed and live, at roaring's container-wise intersection speed; the
-  // scan below then needs no per-record liveness test.
+  // Allowed and live: a few allowed records are each tested for liveness;
+  // more are intersected at roaring's container-wise speed (the allocation
+  // costs more than the tests below kTestLive), and the scan then tests none.
   roaring::Roaring both;
   const roaring_bitmap_t* set = &store.live().roaring;
-  if (allowed != nullptr) {
+  std::uint64_t candidates = allowed == nullptr ? store.size() : allowed->cardinality();
+  const bool test_live = allowed != nullptr && candidates <= kTestLive;
+  if (test_live) {
+    set = &allowed->roaring;
+  } else if (allowed != nullptr) {
     both = *allowed & store.live();
     set = &both.roaring;
+    candidates = both.cardinality();
   }
-  const std::uint64_t candidates = roaring_bitmap_get_cardinality(set);
   heap.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(k, candidates)));
 
   const DistanceFn distance = store.distance_fn();
@@ -57,6 +65,11 @@ std::vector<Neighbor> ExactSearch(const VectorStore& store, const float* query, 
   std::uint32_t ids[kBlock];
   for (std::uint32_t n;
        !poll.Passed() && (n = roaring_read_uint32_iterator(&it, ids, kBlock)) > 0;) {
+    if (test_live) {
+      n = static_cast<std::uint32_t>(
+          std::remove_if(ids, ids + n, [&](std::uint32_t id) { return !store.Contains(id); }) -
+          ids);
+    }
     for (std::uint32_t i = 0; i < std::min(n, kAhead); ++i) Prefetch(store.Get(ids[i]), bytes);
     for (std::uint32_t i = 0; i < n; ++i) {
       if (i + kAhead < n) Prefetch(store.Get(ids[i + kAhead]), bytes);
