@@ -1,11 +1,11 @@
 // engram's end-to-end filtered vector search benchmark (issue 4; results in
 // bench/RESULTS.md). For each dataset (data.h) it builds engram's VectorIndex,
 // FAISS IndexHNSWFlat, FAISS IndexFlat (scanned over the allowed ids) and
-// hnswlib on the same vectors (M 16,
-// efConstruction 200, builds on 2 threads), then for every filter (filters.h:
-// 100 %, and 50, 10, 1, 0.1 % each uncorrelated, correlated, anti-correlated)
-// sweeps ef for every system (sweep.h) and measures recall@10 against the exact
-// filtered answer and single-thread QPS. Outputs (report.h): a CSV of every
+// hnswlib on the same vectors (M 16, efConstruction 200, builds on 2
+// threads), then for every filter (filters.h: 100 %, and 50, 10, 1, 0.1 %
+// each uncorrelated, correlated, anti-correlated) sweeps ef for every system
+// (sweep.h) and measures recall@10 against the exact filtered answer and
+// single-thread QPS. Outputs (report.h): a CSV of every
 // point, plot data for plot.gp, a Markdown summary on stdout and in a file,
 // and with --json-out one JSON object per table row (report.h WriteJsonRows).
 //
