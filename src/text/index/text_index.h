@@ -52,22 +52,13 @@ struct TextSearchOptions {
   const Deadline* deadline = nullptr;
 };
 
-// Thread-safety: const methods may run concurrently; Put and Remove need
-// exclusive access. Documents are record numbers chosen by the caller; per
-// document arrays are dense up to the largest number put, so callers keep
-// numbers dense by reusing them: a number may be put again after Remove (a
-// new record under a freed number) or while live (a replacement), and Remove
-// frees everything the document held (postings, forward lists, dictionary
-// words no other document has). Put and Remove cost in proportion to the
-// document (a block of each posting list it touches, postings.cc), not to
-// the lists.
 class TextIndex;
 
 // What an index's image is made of (its options, live documents and their
 // lengths, terms and postings, surface words), copied by TextIndex::Freeze
 // so that the image can be serialised after the caller's lock is released:
 // a checkpoint holds the lock for these flat copies only, not for the
-// varint encoding of every posting (about five times as long).
+// varint encoding of every posting (three to five times as long at 1M records).
 class FrozenTextIndex {
  public:
   // The image TextIndex::Serialize would have returned at the Freeze.
@@ -80,6 +71,15 @@ class FrozenTextIndex {
   IndexData data_;
 };
 
+// Thread-safety: const methods may run concurrently; Put and Remove need
+// exclusive access. Documents are record numbers chosen by the caller; per
+// document arrays are dense up to the largest number put, so callers keep
+// numbers dense by reusing them: a number may be put again after Remove (a
+// new record under a freed number) or while live (a replacement), and Remove
+// frees everything the document held (postings, forward lists, dictionary
+// words no other document has). Put and Remove cost in proportion to the
+// document (a block of each posting list it touches, postings.cc), not to
+// the lists.
 class TextIndex {
  public:
   explicit TextIndex(TextIndexOptions options);
