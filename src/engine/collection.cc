@@ -561,14 +561,25 @@ bool Collection::WriterActive(std::int64_t now_ns, std::int64_t pause_ns) const 
   return writers_waiting_.load() > 0 || now_ns - last_write_ns_.load() < pause_ns;
 }
 
+// The shared lock is held while the text index is copied (Freeze: flat
+// copies of its arrays), not while it is serialised: the image is made from
+// the copy after the lock is released, so a writer waits for the copy only.
+// The copy is exactly the state at capture.seq (writers change the indexes
+// under the exclusive lock), and so is the image made from it. The vector
+// index is still serialised under the lock: its image is mostly the vectors'
+// bytes as they are, which a copy would not make quicker.
 std::optional<Capture> Collection::Capture() const {
-  std::shared_lock<std::shared_mutex> lock(mutex_);
   engine::Capture capture;
-  capture.changes = dirty_.load();
-  if (capture.changes == 0) return std::nullopt;
-  capture.seq = applied_seq_;
-  if (text_) capture.text = text_->Serialize();
-  if (vectors_) capture.vectors = vectors_->Serialize();
+  std::optional<text::FrozenTextIndex> frozen;
+  {
+    std::shared_lock<std::shared_mutex> lock(mutex_);
+    capture.changes = dirty_.load();
+    if (capture.changes == 0) return std::nullopt;
+    capture.seq = applied_seq_;
+    if (text_) frozen = text_->Freeze();
+    if (vectors_) capture.vectors = vectors_->Serialize();
+  }
+  if (frozen) capture.text = frozen->Serialize();
   return capture;
 }
 

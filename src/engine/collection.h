@@ -13,7 +13,8 @@
 //   while only the write mutex is held (readers go on); the indexes change
 //   under the exclusive lock, taken inside Writer::Apply and Writer::Remove.
 // - Background work goes through LinkPending (exclusive lock, in chunks,
-//   giving way to writers) and Capture (shared lock: readers go on).
+//   giving way to writers) and Capture (shared lock while it copies the text
+//   index: readers go on; the image is encoded from the copy without it).
 // - A dropped collection refuses new Writers (NotFound), so a write that
 //   resolved the name before the drop never lands in a later collection of
 //   the same name (a Collection object is one incarnation of its name).
@@ -296,9 +297,12 @@ class Collection {
   const roaring::Roaring& live_for_load() const { return metadata_.live(); }
 
   // Background work. LinkPending links up to `max` staged vectors under the
-  // exclusive lock; returns how many. Capture serialises the indexes under
-  // the shared lock (searches go on; a writer waits for it), or nullopt when
-  // nothing changed since the last capture marked stored (MarkStored).
+  // exclusive lock; returns how many. Capture returns the indexes' images at
+  // one sequence, or nullopt when nothing changed since the last capture
+  // marked stored (MarkStored): under the shared lock (searches go on; a
+  // writer waits) it copies the text index (TextIndex::Freeze) and
+  // serialises the vector index, then encodes the text image from the copy
+  // with no lock held.
   std::size_t LinkPending(std::size_t max, std::size_t threads);
   std::size_t pending() const;
   std::optional<engine::Capture> Capture() const;

@@ -7,9 +7,10 @@
 // - checkpoints: a collection's index images are written to the store when
 //   enough records changed (checkpoint_records, or a tenth of the collection
 //   if more) or enough time passed since the first change after the last
-//   checkpoint, also while writes go on, serialised under the shared lock
-//   (searches go on, a writer waits) and stored with no collection lock
-//   held, so that after a crash recovery replays only what was written since;
+//   checkpoint, also while writes go on: copied under the shared lock
+//   (searches go on, a writer waits for the copy: Collection::Capture),
+//   serialised from the copy and stored with no collection lock held, so
+//   that after a crash recovery replays only what was written since;
 // - purging expired records (CollectionSpec::ttl_field): deleted durably, in
 //   chunks under the collection's writer, counted per collection. Reads
 //   never see them meanwhile (scope.h's VisibleFilter hides them at once);

@@ -59,6 +59,11 @@ constexpr int kWalAutocheckpointPages = (64 << 20) / kPageSize;
 // the churn benchmark, 1.7x the store's size fresh.
 constexpr std::int64_t kWalSizeLimitBytes = std::int64_t{64} << 20;
 constexpr int kBusyTimeoutMs = 5000;
+// New files give free pages back (PRAGMA auto_vacuum=INCREMENTAL): after a
+// snapshot, in transactions of this many pages (8 MiB: a short hold of the
+// write lock), at most kMaxVacuumSteps of them per snapshot.
+constexpr int kVacuumStepPages = (8 << 20) / kPageSize;
+constexpr int kMaxVacuumSteps = 256;
 // mmap stays off (SQLite's default) although it would speed scans: a failed
 // read of a mapped page is a SIGBUS, not an error code the store can report.
 
@@ -105,6 +110,8 @@ class SqliteStore final : public Store {
     ASSIGN_OR_RETURN(std::int64_t last, ReadMeta("last_seq"));
     if (last < 0) return Status::Corruption(fmt::format("last sequence {} is negative", last));
     opened_seq_ = static_cast<std::uint64_t>(last);
+    ASSIGN_OR_RETURN(const std::int64_t auto_vacuum, PragmaInt("auto_vacuum"));
+    incremental_ = auto_vacuum == 2;  // INCREMENTAL
     return Status::Ok();
   }
 
@@ -268,11 +275,17 @@ class SqliteStore final : public Store {
 
   Status PutSnapshot(std::string_view collection, std::string_view name,
                      const Snapshot& snapshot) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    return Write(
+    std::unique_lock<std::mutex> lock(mu_);
+    const Status status = Write(
         fmt::format("put snapshot '{}' of collection '{}'", Printable(name), Printable(collection)),
         [&] {
           ASSIGN_OR_RETURN(std::int64_t num, RequireCollection(collection));
+          {
+            Bound s(sql_.delete_snapshot);
+            sqlite3_bind_int64(s, 1, num);
+            BindText(s, 2, name);
+            RETURN_IF_ERROR(Done(s, "delete the old image"));
+          }
           Bound s(sql_.put_snapshot);
           sqlite3_bind_int64(s, 1, num);
           BindText(s, 2, name);
@@ -281,6 +294,9 @@ class SqliteStore final : public Store {
           RETURN_IF_ERROR(Done(s, "write"));
           return TakeSequence().status();  // every change takes one, as in a shared store
         });
+    lock.unlock();
+    if (!status.ok()) return status;
+    return Reclaim();
   }
 
   StatusOr<std::optional<Snapshot>> GetSnapshot(std::string_view collection,
@@ -303,6 +319,54 @@ class SqliteStore final : public Store {
   }
 
  private:
+  // After a snapshot was stored: gives the file's free pages back to the file
+  // system (auto_vacuum=INCREMENTAL, new stores only: an older file has
+  // auto_vacuum=NONE and keeps its free pages for reuse) in transactions of
+  // at most kVacuumStepPages, taking the connection for one step at a time so
+  // that writes go on between them, then moves the WAL into the database and
+  // truncates it if no reader of another connection holds it (no waiting: a
+  // later checkpoint resets it, journal_size_limit bounds it meanwhile).
+  // Records deleted since the last snapshot free their pages here too.
+  Status Reclaim() {
+    for (int step = 0; incremental_ && step < kMaxVacuumSteps; ++step) {
+      std::lock_guard<std::mutex> lock(mu_);
+      ASSIGN_OR_RETURN(const std::int64_t free_pages, PragmaInt("freelist_count"));
+      if (free_pages == 0) break;
+      RETURN_IF_ERROR(Write("reclaim free pages", [&] {
+        // The pragma returns a row per page it frees: stepped to its end.
+        const std::string sql = fmt::format("PRAGMA incremental_vacuum({})", kVacuumStepPages);
+        sqlite3_stmt* vacuum = nullptr;
+        int rc = sqlite3_prepare_v2(db_, sql.c_str(), -1, &vacuum, nullptr);
+        while (rc == SQLITE_OK || rc == SQLITE_ROW) rc = sqlite3_step(vacuum);
+        const Status status = rc == SQLITE_DONE ? Status::Ok() : Error(rc, "incremental vacuum");
+        sqlite3_finalize(vacuum);
+        return status;
+      }));
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    sqlite3_busy_timeout(db_, 0);
+    const int rc =
+        sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_TRUNCATE, nullptr, nullptr);
+    sqlite3_busy_timeout(db_, kBusyTimeoutMs);
+    if (rc != SQLITE_OK && (rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED) {
+      return Error(rc, "checkpoint the write-ahead log");
+    }
+    return Status::Ok();
+  }
+
+  // The integer value of PRAGMA `name`.
+  StatusOr<std::int64_t> PragmaInt(std::string_view name) {
+    const std::string sql = fmt::format("PRAGMA {}", name);
+    sqlite3_stmt* s = nullptr;
+    int rc = sqlite3_prepare_v2(db_, sql.c_str(), -1, &s, nullptr);
+    std::int64_t value = 0;
+    if (rc == SQLITE_OK) rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) value = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    if (rc != SQLITE_ROW) return Error(rc, sql);
+    return value;
+  }
+
   // Runs `body` inside BEGIN IMMEDIATE ... COMMIT. On any failure the
   // transaction is rolled back and the error returned with `what` as context.
   // After an I/O error the store refuses further writes until reopened: the
@@ -423,6 +487,9 @@ class SqliteStore final : public Store {
   Statements sql_;
   const std::string path_;
   Status broken_;  // the I/O error that stopped writes, or OK
+  // Whether the file gives free pages back (auto_vacuum=INCREMENTAL: files
+  // created since it was introduced; see Reclaim).
+  bool incremental_ = false;
 };
 
 // Runs one statement (a PRAGMA) and returns its first column as text.
@@ -462,7 +529,11 @@ Status PrepareFile(sqlite3* db) {
   if (!fresh && app_id != std::to_string(kApplicationId)) {
     return Status::FailedPrecondition("the file is a SQLite database but not an engram store");
   }
-  if (fresh) RETURN_IF_ERROR(Exec(db, fmt::format("PRAGMA page_size={}", kPageSize).c_str()));
+  if (fresh) {
+    RETURN_IF_ERROR(Exec(db, fmt::format("PRAGMA page_size={}", kPageSize).c_str()));
+    // Before the first table: SqliteStore::Reclaim gives free pages back.
+    RETURN_IF_ERROR(Exec(db, "PRAGMA auto_vacuum=INCREMENTAL"));
+  }
   ASSIGN_OR_RETURN(std::string mode, QueryText(db, "PRAGMA journal_mode=WAL"));
   if (mode != "wal") {
     return Status::IoError(fmt::format("cannot switch to WAL mode (journal mode is '{}')", mode));

@@ -2,6 +2,7 @@
 // The contract it shares with the PostgreSQL store is store_contract_test.cc.
 #include "storage/sqlite/sqlite_store.h"
 
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -67,6 +68,93 @@ TEST(SqliteStoreTest, UnknownVfsIsAnInvalidArgument) {
   TestDir dir;
   EXPECT_EQ(OpenSqliteStoreWithVfs(dir.path(), "no-such-vfs").status().code(),
             StatusCode::kInvalidArgument);
+}
+
+// One integer PRAGMA of the file, read through a connection of its own.
+std::int64_t Pragma(const std::string& db_path, const std::string& name) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* s = nullptr;
+  std::int64_t value = -1;
+  const std::string sql = "PRAGMA " + name;
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK &&
+      sqlite3_step(s) == SQLITE_ROW) {
+    value = sqlite3_column_int64(s, 0);
+  }
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+  return value;
+}
+
+// The bytes the store takes on disk: the database and its write-ahead log.
+std::uintmax_t StoreBytes(const TestDir& dir) {
+  std::uintmax_t bytes = std::filesystem::file_size(dir.db());
+  std::error_code error;
+  const std::uintmax_t wal = std::filesystem::file_size(dir.db() + "-wal", error);
+  return error ? bytes : bytes + wal;
+}
+
+// Snapshots replaced again and again (as checkpoints do), with records
+// deleted between them: the file stays the size of what it holds, its free
+// pages given back and its write-ahead log reset after each snapshot.
+TEST(SqliteStoreTest, ReplacedSnapshotsAndDeletedRecordsGiveTheirPagesBack) {
+  TestDir dir;
+  auto store = Open(dir.path());
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->CreateCollection({"c", "{}"}).ok());
+  EXPECT_EQ(Pragma(dir.db(), "auto_vacuum"), 2);  // INCREMENTAL
+  constexpr std::size_t kImageBytes = 4 << 20;
+  std::uintmax_t first = 0;
+  for (int round = 0; round < 8; ++round) {
+    // 200 records of 16 KiB written, then deleted: their pages go free.
+    WriteBatch put;
+    for (std::uint32_t i = 0; i < 200; ++i) {
+      put.puts.push_back({"r" + std::to_string(i), i, std::string(16 << 10, 'a' + round), ""});
+    }
+    ASSERT_TRUE(store->Apply("c", put).ok());
+    WriteBatch remove;
+    for (const RecordWrite& r : put.puts) remove.removes.push_back(r.id);
+    ASSERT_TRUE(store->Apply("c", remove).ok());
+    const Status stored = store->PutSnapshot(
+        "c", "text",
+        {static_cast<std::uint64_t>(round + 1), std::string(kImageBytes, 'x' + round % 2)});
+    ASSERT_TRUE(stored.ok()) << stored.ToString();
+    EXPECT_EQ(Pragma(dir.db(), "freelist_count"), 0) << "round " << round;
+    // The log was moved into the database and truncated.
+    EXPECT_EQ(std::filesystem::file_size(dir.db() + "-wal"), 0u) << "round " << round;
+    if (round == 0) first = StoreBytes(dir);
+    // One image and the tables' few pages: no image or deleted record kept.
+    EXPECT_LE(StoreBytes(dir), first + (256 << 10)) << "round " << round;
+    EXPECT_LT(StoreBytes(dir), 2 * kImageBytes) << "round " << round;
+  }
+  const auto snapshot = store->GetSnapshot("c", "text");
+  ASSERT_TRUE(snapshot.ok() && *snapshot);
+  EXPECT_EQ((*snapshot)->seq, 8u);
+  EXPECT_EQ((*snapshot)->bytes, std::string(kImageBytes, 'y'));
+}
+
+// A file made before auto_vacuum keeps working: its free pages are reused
+// rather than given back, and snapshots are stored as before.
+TEST(SqliteStoreTest, AnOlderFileWithoutAutoVacuumStillStoresSnapshots) {
+  TestDir dir;
+  { ASSERT_NE(Open(dir.path()), nullptr); }
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(dir.db().c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "PRAGMA auto_vacuum=NONE; VACUUM", nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
+  ASSERT_EQ(Pragma(dir.db(), "auto_vacuum"), 0);
+  auto store = Open(dir.path());
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->CreateCollection({"c", "{}"}).ok());
+  for (std::uint64_t seq = 1; seq <= 3; ++seq) {
+    ASSERT_TRUE(store->PutSnapshot("c", "text", {seq, std::string(1 << 20, 'a')}).ok());
+  }
+  const auto snapshot = store->GetSnapshot("c", "text");
+  ASSERT_TRUE(snapshot.ok() && *snapshot);
+  EXPECT_EQ((*snapshot)->seq, 3u);
 }
 
 }  // namespace

@@ -35,9 +35,12 @@ Status Statements::Prepare() {
        "SELECT key, id, seq, body, CASE WHEN seq > ?3 THEN vector END FROM records "
        "WHERE key BETWEEN ?1 AND ?2 ORDER BY key"},
       {&get_record, "SELECT key, seq, body, vector FROM records WHERE coll = ?1 AND id = ?2"},
-      {&put_snapshot,
-       "INSERT INTO snapshots(coll, name, seq, bytes) VALUES (?1, ?2, ?3, ?4) "
-       "ON CONFLICT(coll, name) DO UPDATE SET seq = excluded.seq, bytes = excluded.bytes"},
+      // A snapshot replaces the old one by a delete and then an insert in one
+      // transaction: the new image fills the pages the old one freed, where
+      // an update in place would take new pages first (the file would grow
+      // by an image per checkpoint).
+      {&delete_snapshot, "DELETE FROM snapshots WHERE coll = ?1 AND name = ?2"},
+      {&put_snapshot, "INSERT INTO snapshots(coll, name, seq, bytes) VALUES (?1, ?2, ?3, ?4)"},
       {&get_snapshot, "SELECT seq, bytes FROM snapshots WHERE coll = ?1 AND name = ?2"},
   };
   for (const Entry& e : entries) {
@@ -53,11 +56,26 @@ Status Statements::Prepare() {
 }
 
 void Statements::Finalize() {
-  for (sqlite3_stmt** s :
-       {&begin, &commit, &rollback, &get_meta, &set_meta, &find_collection, &insert_collection,
-        &set_collection_config, &delete_collection, &list_collections, &delete_range,
-        &delete_snapshots, &delete_record, &insert_record, &touch_record, &scan, &get_record,
-        &put_snapshot, &get_snapshot}) {
+  for (sqlite3_stmt** s : {&begin,
+                           &commit,
+                           &rollback,
+                           &get_meta,
+                           &set_meta,
+                           &find_collection,
+                           &insert_collection,
+                           &set_collection_config,
+                           &delete_collection,
+                           &list_collections,
+                           &delete_range,
+                           &delete_snapshots,
+                           &delete_record,
+                           &insert_record,
+                           &touch_record,
+                           &scan,
+                           &get_record,
+                           &delete_snapshot,
+                           &put_snapshot,
+                           &get_snapshot}) {
     sqlite3_finalize(*s);
     *s = nullptr;
   }

@@ -132,7 +132,8 @@ struct IndexData {
   }
   // The id of `term`, or -1 when no live document has it.
   std::int64_t Find(std::string_view term) const;
-  // The ids of the terms with postings, in the byte order of their texts.
+  // The ids of the terms with postings, in the byte order of their texts
+  // (read from postings and term_text only).
   std::vector<std::uint32_t> TermsInTextOrder() const;
   // The ids of the terms with postings whose text (kNone), or some surface
   // word of which (stemmers), starts with `prefix`; ascending, unique. Reads

@@ -88,10 +88,10 @@ const char* ReadPostings(ByteReader& r, std::size_t n, std::uint32_t id,
   return nullptr;
 }
 
-}  // namespace
-
-std::string TextIndex::Serialize() const {
-  const IndexData& d = data_;
+// The image of `d`, reading only the parts FrozenTextIndex copies: the
+// dictionaries' sorted maps and hashes are not read (the orders are sorted
+// here instead).
+std::string SerializeData(const IndexData& d) {
   const std::size_t nf = d.num_fields();
   ByteWriter w;
   w.Raw(kMagic, 8);
@@ -140,14 +140,22 @@ std::string TextIndex::Serialize() const {
     });
   }
   if (d.stemmed()) {
-    w.Var(d.surface.size());
-    // A word's serialised index is its rank in text order.
+    // A word's serialised index is its rank in text order (free ids have
+    // no text).
+    std::vector<std::uint32_t> words;
+    for (std::uint32_t id = 0; id < d.surface_words.size(); ++id) {
+      if (!d.surface_words[id].text.empty()) words.push_back(id);
+    }
+    std::sort(words.begin(), words.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return d.surface_words[a].text < d.surface_words[b].text;
+    });
+    w.Var(words.size());
     std::vector<std::uint32_t> word_rank(d.surface_words.size(), 0);
     std::uint32_t next = 0;
-    for (const auto& [word, term] : d.surface) {
-      word_rank[d.SurfaceIdOf(word)] = next++;
-      w.Str(word);
-      w.Var(rank[term]);
+    for (const std::uint32_t id : words) {
+      word_rank[id] = next++;
+      w.Str(d.surface_words[id].text);
+      w.Var(rank[d.surface_words[id].term]);
     }
     std::vector<std::uint32_t> ranks;
     for (std::uint32_t doc : d.live) {
@@ -162,6 +170,34 @@ std::string TextIndex::Serialize() const {
   }
   w.Fixed(Fnv1a64(w.out), 8);
   return std::move(w.out);
+}
+
+}  // namespace
+
+std::string TextIndex::Serialize() const {
+  return SerializeData(data_);
+}
+
+std::string FrozenTextIndex::Serialize() const {
+  return SerializeData(data_);
+}
+
+FrozenTextIndex TextIndex::Freeze() const {
+  const IndexData& d = data_;
+  FrozenTextIndex frozen;
+  IndexData& f = frozen.data_;
+  f.options = d.options;
+  f.live = d.live;
+  f.lengths = d.lengths;
+  f.term_text = d.term_text;
+  f.postings = d.postings;
+  if (d.stemmed()) {
+    f.surface_words = d.surface_words;
+    // Only the live documents' lists: a removed document's is empty.
+    f.doc_surface.resize(d.doc_surface.size());
+    for (const std::uint32_t doc : d.live) f.doc_surface[doc] = d.doc_surface[doc];
+  }
+  return frozen;
 }
 
 StatusOr<TextIndex> TextIndex::Load(std::string_view bytes, std::uint32_t doc_limit) {

@@ -39,6 +39,22 @@ TEST(Serialize, RoundTripIsByteIdentical) {
   }
 }
 
+// A frozen copy serialises to the index's image at the Freeze, whatever the
+// index does after it (a checkpoint encodes the copy without the lock).
+TEST(Serialize, FrozenCopyHoldsTheImageAtTheFreeze) {
+  for (Stemmer s : {Stemmer::kNone, Stemmer::kEnglish, Stemmer::kDutch}) {
+    TextIndex index = Small(s);
+    const std::string want = index.Serialize();
+    const FrozenTextIndex frozen = index.Freeze();
+    index.Remove(0);
+    index.Put(9, {"Hedgehogs", "replaced: winter gardens"});
+    index.Put(12, {"new words", "zebra crossing"});
+    EXPECT_EQ(frozen.Serialize(), want);
+    EXPECT_NE(index.Serialize(), want);
+    EXPECT_EQ(index.Freeze().Serialize(), index.Serialize());
+  }
+}
+
 TEST(Serialize, LoadedIndexAcceptsUpdates) {
   TextIndex index = Small(Stemmer::kEnglish);
   StatusOr<TextIndex> loaded = TextIndex::Load(index.Serialize(), 10);

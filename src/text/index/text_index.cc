@@ -110,12 +110,9 @@ std::int64_t IndexData::Find(std::string_view term) const {
 }
 
 std::vector<std::uint32_t> IndexData::TermsInTextOrder() const {
+  // From the postings and texts only (not the sorted dictionary): a
+  // FrozenTextIndex has no dictionary.
   std::vector<std::uint32_t> ids;
-  ids.reserve(term_ids.size());
-  if (!stemmed()) {
-    for (const auto& [text, id] : terms) ids.push_back(id);
-    return ids;
-  }
   for (std::uint32_t id = 0; id < postings.size(); ++id) {
     if (!postings[id].empty()) ids.push_back(id);
   }
