@@ -21,7 +21,8 @@ args=("$@")
 for ((i = 0; i < ${#args[@]}; i++)); do [[ ${args[i]} == --dim ]] && dim=${args[i + 1]}; done
 fresh=$("$BUILD_DIR/bench/engine/churn_benchmark" --work "$work" --dim "$dim" --fresh "$work/live.txt" | grep '^FRESH')
 echo "$fresh"
-value() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p" <<<"$2"; }
+# The value of " KEY=" (the space keeps first_recall10= from matching recall10=).
+value() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<<"$2"; }
 printf '| | RSS MiB | store MiB | recall@10 | p50 ms |\n|---|---:|---:|---:|---:|\n'
 printf '| fresh store, same live set | %s | %s | %s | %s |\n' "$(value rss_mib "$fresh")" "$(value store_mib "$fresh")" "$(value recall10 "$fresh")" "$(value p50_ms "$fresh")"
 printf '| after the churn | %s | %s | %s | %s |\n' "$(value rss_mib "$churned")" "$(value store_mib "$churned")" "$(value recall10 "$churned")" "$(value p50_ms "$churned")"
