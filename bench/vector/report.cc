@@ -14,10 +14,22 @@
 namespace engram::bench {
 namespace {
 
-const char* const kFaiss = "FAISS HNSW";
-const char* const kFaissScan = "FAISS scan";
-const char* const kSel = "+ IDSelector";
-const char* const kAllowedIds = "of the allowed ids";
+constexpr const char* kFaiss = "FAISS HNSW";
+constexpr const char* kFaissScan = "FAISS scan";
+constexpr const char* kSel = "+ IDSelector";
+constexpr const char* kAllowedIds = "of the allowed ids";
+
+// The points of each filter, the filters in the order of their first point.
+std::vector<std::pair<std::string, std::vector<Point>>> ByFilter(const std::vector<Point>& points) {
+  std::vector<std::pair<std::string, std::vector<Point>>> out;
+  for (const Point& p : points) {
+    auto it =
+        std::find_if(out.begin(), out.end(), [&](const auto& f) { return f.first == p.filter; });
+    if (it == out.end()) it = out.insert(out.end(), {p.filter, {}});
+    it->second.push_back(p);
+  }
+  return out;
+}
 
 std::string Csv(const std::string& s) {
   if (s.find_first_of(",\"") == std::string::npos) return s;
@@ -69,8 +81,8 @@ constexpr JsonSystem kJsonSystems[] = {
     {"engram", "graph", "engram-graph", "engram VectorIndex"},
     {"engram", "graph_two_hop", "engram-two-hop", "engram VectorIndex"},
     {"engram", "exact", "engram-exact", "engram VectorIndex"},
-    {"FAISS HNSW", "+ IDSelector", "faiss-hnsw", "FAISS IndexHNSWFlat"},
-    {"FAISS scan", "of the allowed ids", "faiss-scan", "FAISS IndexFlat"},
+    {kFaiss, kSel, "faiss-hnsw", "FAISS IndexHNSWFlat"},
+    {kFaissScan, kAllowedIds, "faiss-scan", "FAISS IndexFlat"},
     {"hnswlib", "(unfiltered)", "hnswlib", "hnswlib"},
     {"hnswlib", "scan of the allowed ids", "hnswlib-scan", "hnswlib"},
 };
@@ -79,16 +91,7 @@ constexpr JsonSystem kJsonSystems[] = {
 
 void WriteJsonRows(const Dataset& d, const std::vector<BuildInfo>& builds,
                    const std::vector<Point>& points, double recall, JsonOut& out) {
-  std::vector<std::string> filters;
-  for (const Point& p : points) {
-    if (std::find(filters.begin(), filters.end(), p.filter) == filters.end())
-      filters.push_back(p.filter);
-  }
-  for (const std::string& f : filters) {
-    std::vector<Point> pts;
-    for (const Point& p : points) {
-      if (p.filter == f) pts.push_back(p);
-    }
+  for (const auto& [f, pts] : ByFilter(points)) {
     for (const JsonSystem& js : kJsonSystems) {
       const Point* top = BestRecall(pts, js.system, js.mode);
       if (top == nullptr) continue;  // not run on this filter
@@ -178,11 +181,6 @@ std::string Summary(const Dataset& d, const std::vector<BuildInfo>& builds,
     ++tally->build_cases;
     tally->build_met += met ? 1 : 0;
   }
-  std::vector<std::string> filters;
-  for (const Point& p : points) {
-    if (std::find(filters.begin(), filters.end(), p.filter) == filters.end())
-      filters.push_back(p.filter);
-  }
   s += fmt::format(
       "\nQPS = single-thread queries per second at recall@10 >= {0} (the fastest sweep point "
       "reaching it, with its ef); \"never: max r\" when no point did. \"kept\" = mean allowed "
@@ -190,19 +188,15 @@ std::string Summary(const Dataset& d, const std::vector<BuildInfo>& builds,
       "the allowed ids and hnswlib's (unfiltered: FAISS HNSW and hnswlib's graph). hnswlib "
       "column: its graph unfiltered, its scan of the allowed ids under a filter. Aims (issue 4): "
       "planner >= 0.9x the best peer unfiltered; >= 1.5x with >= 1 % kept; >= 1x below. Where the "
-      "planner chooses the exact "
-      "plan it *is* engram's exact scan, so \"/ exact\" is ~1x and 1.5x over engram's own exact "
+      "planner chooses the exact plan it *is* engram's exact scan, so \"/ exact\" is ~1x and 1.5x "
+      "over engram's own exact "
       "scan is impossible by construction there.\n\n",
       recall);
   s += "| filter | kept | engram planner | its recall, plans | planner default ef: "
        "recall, QPS | engram graph | engram two-hop | engram exact | FAISS HNSW + IDSelector | "
        "FAISS scan of the allowed ids | hnswlib | planner / best peer | planner / exact | aim |\n";
   s += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
-  for (const std::string& f : filters) {
-    std::vector<Point> pts;
-    for (const Point& p : points) {
-      if (p.filter == f) pts.push_back(p);
-    }
+  for (const auto& [f, pts] : ByFilter(points)) {
     const FilterSpec spec = pts.front().spec;
     const bool unfiltered = spec.correlation == Correlation::kNone;
     std::string row = fmt::format("| {} | {} |", f, Thousands(pts.front().mean_allowed));
