@@ -13,12 +13,17 @@
 //             last returned (as wrk does per connection); with --json each
 //             search also decodes its body and writes the reply with the
 //             server's own code, as the server does. Prints one
-//             `RESULT key=value ...` line.
+//             `RESULT key=value ...` line. With --ready FILE it creates FILE
+//             when the timed searches start (after the open and the warm-up),
+//             so that a script can time an HTTP client over the same window.
+//             With --pause-us N each thread sleeps N µs after each search
+//             (untimed), as a server's thread sleeps between requests.
 //
 //   server_bench prep [--data DIR] [--vectors FILE] [--work DIR] [--requests N]
 //                     [--seed S] [--threads N] [--k K]
 //   server_bench inprocess --db DIR --requests FILE [--connections N]
 //                     [--duration S] [--json] [--expect FILE] [--expect-count N]
+//                     [--ready FILE] [--pause-us N]
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -159,6 +164,8 @@ struct LoadOptions {
   bool json = false;   // parse each body and serialise the hits inside the timing
   std::string expect;  // write the hit ids of the first requests here
   std::size_t expect_count = 20;
+  std::string ready;    // created when the timed searches start
+  double pause_us = 0;  // sleep between a thread's searches (not timed)
 };
 
 std::vector<std::string> ReadLines(const std::string& path) {
@@ -195,6 +202,8 @@ void InProcess(const LoadOptions& o) {
   }
   if (expect.is_open() && !expect.good()) throw std::runtime_error("cannot write " + o.expect);
 
+  if (!o.ready.empty() && !std::ofstream(o.ready))
+    throw std::runtime_error("cannot write " + o.ready);
   std::atomic<std::size_t> next{0};
   std::atomic<std::size_t> errors{0};
   std::atomic<std::size_t> response_bytes{0};
@@ -228,6 +237,9 @@ void InProcess(const LoadOptions& o) {
         }
         us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
         if (!ok) errors.fetch_add(1, std::memory_order_relaxed);
+        if (o.pause_us > 0) {
+          std::this_thread::sleep_for(std::chrono::duration<double, std::micro>(o.pause_us));
+        }
       }
       response_bytes.fetch_add(bytes, std::memory_order_relaxed);
     });
@@ -298,6 +310,10 @@ int main(int argc, char** argv) {
           o.expect = args.Value();
         else if (args.Is("--expect-count"))
           o.expect_count = std::stoul(args.Value());
+        else if (args.Is("--ready"))
+          o.ready = args.Value();
+        else if (args.Is("--pause-us"))
+          o.pause_us = std::stod(args.Value());
         else
           args.Unknown(hint);
       }
