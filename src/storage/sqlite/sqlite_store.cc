@@ -1,5 +1,6 @@
 #include "storage/sqlite/sqlite_store.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -18,14 +19,11 @@
 
 #include "base/status.h"
 #include "storage/directory.h"
+#include "storage/sqlite/file.h"
 #include "storage/sqlite/statements.h"
 
 namespace engram::storage {
 namespace {
-
-// 'engr' in the database header (PRAGMA application_id): tells an engram
-// store from any other SQLite file before reading its tables.
-constexpr std::int32_t kApplicationId = 0x656e6772;
 
 // A record's row key is (collection number << 32) | doc, so one collection's
 // records are a contiguous rowid range in doc order: a scan is a sequential
@@ -40,58 +38,12 @@ std::int64_t LastKey(std::int64_t num) {
   return (num << 32) | 0xffffffff;
 }
 
-// Page size for new files. Measured on 64k records of a 1 KiB body and a
-// 300-float vector (sqlite_store_benchmark.cc): 32 KiB pages ingest ~1.5x and
-// scan ~3x faster than 4 KiB ones, as rows of ~2.3 KiB pack densely and a scan
-// makes one read per page. Small commits write a few large pages instead; the
-// engine's writes are batches.
-constexpr int kPageSize = 32768;
-// 64 MiB of page cache: the (collection, id) index of a 64k-record ingest
-// stays resident, so upserts never wait on reads.
-constexpr int kCacheKib = 64 * 1024;
-// Checkpoint the WAL into the database every ~64 MiB instead of SQLite's
-// 1000 pages: fewer database fsyncs during a bulk ingest, and a bounded WAL
-// to replay when a crashed store reopens.
-constexpr int kWalAutocheckpointPages = (64 << 20) / kPageSize;
-// A checkpoint that resets the WAL truncates the file to this size. Without
-// a limit the WAL keeps its largest size ever (SQLite's default): one commit
-// of a collection's snapshots (tens of MiB) left a 200 MiB WAL for good in
-// the churn benchmark, 1.7x the store's size fresh.
-constexpr std::int64_t kWalSizeLimitBytes = std::int64_t{64} << 20;
 constexpr int kBusyTimeoutMs = 5000;
 // New files give free pages back (PRAGMA auto_vacuum=INCREMENTAL): after a
 // snapshot, in transactions of this many pages (8 MiB: a short hold of the
 // write lock), at most kMaxVacuumSteps of them per snapshot.
-constexpr int kVacuumStepPages = (8 << 20) / kPageSize;
+constexpr int kVacuumStepPages = (8 << 20) / kSqlitePageSize;
 constexpr int kMaxVacuumSteps = 256;
-// mmap stays off (SQLite's default) although it would speed scans: a failed
-// read of a mapped page is a SIGBUS, not an error code the store can report.
-
-constexpr const char* kSchema = R"sql(
-CREATE TABLE IF NOT EXISTS meta(
-  key TEXT PRIMARY KEY,
-  value INTEGER NOT NULL) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS collections(
-  num INTEGER PRIMARY KEY,
-  name TEXT NOT NULL UNIQUE,
-  config TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS records(
-  key INTEGER PRIMARY KEY,
-  coll INTEGER NOT NULL REFERENCES collections(num),
-  id BLOB NOT NULL,
-  seq INTEGER NOT NULL,
-  body BLOB NOT NULL,
-  vector BLOB);
-CREATE UNIQUE INDEX IF NOT EXISTS records_by_id ON records(coll, id);
-CREATE TABLE IF NOT EXISTS snapshots(
-  coll INTEGER NOT NULL REFERENCES collections(num),
-  name TEXT NOT NULL,
-  seq INTEGER NOT NULL,
-  bytes BLOB NOT NULL,
-  PRIMARY KEY(coll, name));
-INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', 1), ('last_seq', 0);
-)sql";
-
 std::int64_t ToSqlSeq(std::uint64_t seq) {
   constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
   return static_cast<std::int64_t>(seq > kMax ? kMax : seq);
@@ -99,14 +51,33 @@ std::int64_t ToSqlSeq(std::uint64_t seq) {
 
 class SqliteStore final : public Store {
  public:
-  SqliteStore(sqlite3* db, std::string path) : db_(db), sql_(db), path_(std::move(path)) {}
+  SqliteStore(sqlite3* db, std::string path, std::string vfs)
+      : db_(db), sql_(db), path_(std::move(path)), vfs_(std::move(vfs)) {}
   ~SqliteStore() override {
     sql_.Finalize();
+    sqlite3_close_v2(checkpointer_);
     sqlite3_close_v2(db_);  // the last connection checkpoints and removes the WAL
   }
 
   Status Init() {
     RETURN_IF_ERROR(sql_.Prepare());
+    // A second connection moves the write-ahead log into the database after
+    // a snapshot while the first goes on writing (Reclaim).
+    const int rc =
+        sqlite3_open_v2(path_.c_str(), &checkpointer_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+                        vfs_.empty() ? nullptr : vfs_.c_str());
+    if (rc != SQLITE_OK) {
+      return Status::IoError(fmt::format("open a second connection to {}: {} (sqlite code {})",
+                                         path_, sqlite3_errstr(rc), rc));
+    }
+    sqlite3_busy_timeout(checkpointer_, 0);
+    // Its first read attaches it to the log (a connection that has read
+    // nothing does not know the file is in WAL mode and checkpoints nothing).
+    ASSIGN_OR_RETURN(const std::string mode, QueryText(checkpointer_, "PRAGMA journal_mode"));
+    if (mode != "wal") {
+      return Status::IoError(
+          fmt::format("the second connection to {} is not in WAL mode ('{}')", path_, mode));
+    }
     ASSIGN_OR_RETURN(std::int64_t last, ReadMeta("last_seq"));
     if (last < 0) return Status::Corruption(fmt::format("last sequence {} is negative", last));
     opened_seq_ = static_cast<std::uint64_t>(last);
@@ -145,6 +116,11 @@ class SqliteStore final : public Store {
         sqlite3_bind_int64(s, 1, FirstKey(num));
         sqlite3_bind_int64(s, 2, LastKey(num));
         RETURN_IF_ERROR(Done(s, "delete records"));
+      }
+      {
+        Bound s(sql_.delete_collection_parts);
+        sqlite3_bind_int64(s, 1, num);
+        RETURN_IF_ERROR(Done(s, "delete snapshot parts"));
       }
       {
         Bound s(sql_.delete_snapshots);
@@ -275,27 +251,43 @@ class SqliteStore final : public Store {
 
   Status PutSnapshot(std::string_view collection, std::string_view name,
                      const Snapshot& snapshot) override {
+    std::lock_guard<std::mutex> one_at_a_time(snapshot_mu_);
+    const std::string what =
+        fmt::format("put snapshot '{}' of collection '{}'", Printable(name), Printable(collection));
+    std::optional<std::int64_t> gen;
+    if (snapshot.bytes.size() > kSqliteSnapshotPartBytes) {
+      ASSIGN_OR_RETURN(gen, WriteParts(collection, name, snapshot.bytes, what));
+    }
     std::unique_lock<std::mutex> lock(mu_);
-    const Status status = Write(
-        fmt::format("put snapshot '{}' of collection '{}'", Printable(name), Printable(collection)),
-        [&] {
-          ASSIGN_OR_RETURN(std::int64_t num, RequireCollection(collection));
-          {
-            Bound s(sql_.delete_snapshot);
-            sqlite3_bind_int64(s, 1, num);
-            BindText(s, 2, name);
-            RETURN_IF_ERROR(Done(s, "delete the old image"));
-          }
-          Bound s(sql_.put_snapshot);
-          sqlite3_bind_int64(s, 1, num);
-          BindText(s, 2, name);
-          sqlite3_bind_int64(s, 3, ToSqlSeq(snapshot.seq));
-          BindBlob(s, 4, snapshot.bytes);
-          RETURN_IF_ERROR(Done(s, "write"));
-          return TakeSequence().status();  // every change takes one, as in a shared store
-        });
+    const Status status = Write(what, [&] {
+      ASSIGN_OR_RETURN(std::int64_t num, RequireCollection(collection));
+      {
+        Bound s(sql_.delete_snapshot);
+        sqlite3_bind_int64(s, 1, num);
+        BindText(s, 2, name);
+        RETURN_IF_ERROR(Done(s, "delete the old image"));
+      }
+      {  // the old image's parts, and any left by a write that failed
+        Bound s(sql_.delete_other_parts);
+        sqlite3_bind_int64(s, 1, num);
+        BindText(s, 2, name);
+        if (gen) sqlite3_bind_int64(s, 3, *gen);
+        RETURN_IF_ERROR(Done(s, "delete the old image's parts"));
+      }
+      Bound s(sql_.put_snapshot);
+      sqlite3_bind_int64(s, 1, num);
+      BindText(s, 2, name);
+      sqlite3_bind_int64(s, 3, ToSqlSeq(snapshot.seq));
+      BindBlob(s, 4, gen ? std::string_view() : std::string_view(snapshot.bytes));
+      if (gen) sqlite3_bind_int64(s, 5, *gen);
+      RETURN_IF_ERROR(Done(s, "write"));
+      return TakeSequence().status();  // every change takes one, as in a shared store
+    });
     lock.unlock();
-    if (!status.ok()) return status;
+    if (!status.ok()) {
+      if (gen) DeleteParts(collection, name, *gen);
+      return status;
+    }
     return Reclaim();
   }
 
@@ -314,7 +306,37 @@ class SqliteStore final : public Store {
     if (rc != SQLITE_ROW) return Error(rc, what);
     Snapshot snapshot;
     snapshot.seq = static_cast<std::uint64_t>(sqlite3_column_int64(s, 0));
-    snapshot.bytes = ColumnBytes(s, 1);
+    if (sqlite3_column_type(s, 2) == SQLITE_NULL) {
+      snapshot.bytes = ColumnBytes(s, 1);
+      return std::optional<Snapshot>(std::move(snapshot));
+    }
+    const std::int64_t gen = sqlite3_column_int64(s, 2);
+    {  // the image is read into one allocation
+      Bound size(sql_.size_parts);
+      sqlite3_bind_int64(size, 1, *num);
+      BindText(size, 2, name);
+      sqlite3_bind_int64(size, 3, gen);
+      rc = sqlite3_step(size);
+      if (rc != SQLITE_ROW) return Error(rc, what);
+      snapshot.bytes.reserve(
+          static_cast<std::size_t>(std::max<std::int64_t>(0, sqlite3_column_int64(size, 0))));
+    }
+    Bound parts(sql_.get_parts);
+    sqlite3_bind_int64(parts, 1, *num);
+    BindText(parts, 2, name);
+    sqlite3_bind_int64(parts, 3, gen);
+    std::int64_t expected = 0;
+    while ((rc = sqlite3_step(parts)) == SQLITE_ROW) {
+      if (sqlite3_column_int64(parts, 0) != expected) break;
+      snapshot.bytes += ColumnBytes(parts, 1);
+      ++expected;
+    }
+    if (rc == SQLITE_ROW || (rc == SQLITE_DONE && expected == 0)) {
+      return Status::Corruption(
+                 fmt::format("part {} of the image (generation {}) is missing", expected, gen))
+          .WithContext(what);
+    }
+    if (rc != SQLITE_DONE) return Error(rc, what);
     return std::optional<Snapshot>(std::move(snapshot));
   }
 
@@ -323,9 +345,10 @@ class SqliteStore final : public Store {
   // system (auto_vacuum=INCREMENTAL, new stores only: an older file has
   // auto_vacuum=NONE and keeps its free pages for reuse) in transactions of
   // at most kVacuumStepPages, taking the connection for one step at a time so
-  // that writes go on between them, then moves the WAL into the database and
-  // truncates it if no reader of another connection holds it (no waiting: a
-  // later checkpoint resets it, journal_size_limit bounds it meanwhile).
+  // that writes go on between them, then moves the WAL into the database on
+  // the second connection and truncates it if no writer or reader holds it
+  // (no waiting: a later checkpoint resets it, journal_size_limit bounds it
+  // meanwhile).
   // Records deleted since the last snapshot free their pages here too.
   Status Reclaim() {
     for (int step = 0; incremental_ && step < kMaxVacuumSteps; ++step) {
@@ -343,15 +366,74 @@ class SqliteStore final : public Store {
         return status;
       }));
     }
-    std::lock_guard<std::mutex> lock(mu_);
-    sqlite3_busy_timeout(db_, 0);
-    const int rc =
-        sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_TRUNCATE, nullptr, nullptr);
-    sqlite3_busy_timeout(db_, kBusyTimeoutMs);
+    // Most of the log is copied first without stopping the writes; the reset
+    // then finds little left to copy while it holds the log.
+    RETURN_IF_ERROR(CheckpointLog(SQLITE_CHECKPOINT_PASSIVE));
+    return CheckpointLog(SQLITE_CHECKPOINT_TRUNCATE);
+  }
+
+  // Moves the write-ahead log into the database on the second connection,
+  // which never waits (busy timeout 0): a reset that would have to wait for a
+  // writer or a reader is skipped, and a later snapshot's does it.
+  Status CheckpointLog(int mode) {
+    const int rc = sqlite3_wal_checkpoint_v2(checkpointer_, nullptr, mode, nullptr, nullptr);
     if (rc != SQLITE_OK && (rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED) {
-      return Error(rc, "checkpoint the write-ahead log");
+      return Status::IoError(
+          fmt::format("checkpoint the write-ahead log: {} (sqlite code {}) in {}",
+                      sqlite3_errmsg(checkpointer_), rc, path_));
     }
     return Status::Ok();
+  }
+
+  // Writes `bytes` as parts of kSqliteSnapshotPartBytes under a new
+  // generation, each part in a transaction of its own that holds the
+  // connection only while it writes, and returns the generation. A failed
+  // write deletes the parts written so far.
+  StatusOr<std::int64_t> WriteParts(std::string_view collection, std::string_view name,
+                                    std::string_view bytes, const std::string& what) {
+    std::int64_t gen = 0;
+    for (std::size_t offset = 0, part = 0; offset < bytes.size();
+         offset += kSqliteSnapshotPartBytes, ++part) {
+      std::unique_lock<std::mutex> lock(mu_);
+      const Status status = Write(fmt::format("{}: part {}", what, part), [&] {
+        ASSIGN_OR_RETURN(std::int64_t num, RequireCollection(collection));
+        if (part == 0) {
+          Bound s(sql_.next_part_gen);
+          const int rc = sqlite3_step(s);
+          if (rc != SQLITE_ROW) return Error(rc, "number the parts");
+          gen = sqlite3_column_int64(s, 0);
+        }
+        Bound s(sql_.put_part);
+        sqlite3_bind_int64(s, 1, num);
+        BindText(s, 2, name);
+        sqlite3_bind_int64(s, 3, gen);
+        sqlite3_bind_int64(s, 4, static_cast<std::int64_t>(part));
+        BindBlob(s, 5, bytes.substr(offset, kSqliteSnapshotPartBytes));
+        return Done(s, "write");
+      });
+      lock.unlock();
+      if (!status.ok()) {
+        if (part > 0) DeleteParts(collection, name, gen);
+        return status;
+      }
+      // Keeps the log short while the parts go in, off the writers' path.
+      RETURN_IF_ERROR(CheckpointLog(SQLITE_CHECKPOINT_PASSIVE));
+    }
+    return gen;
+  }
+
+  // Best effort after a failed snapshot write: what it cannot delete, the
+  // next snapshot of the name deletes.
+  void DeleteParts(std::string_view collection, std::string_view name, std::int64_t gen) {
+    std::lock_guard<std::mutex> lock(mu_);
+    (void)Write("delete the parts of a snapshot not stored", [&] {
+      ASSIGN_OR_RETURN(std::int64_t num, RequireCollection(collection));
+      Bound s(sql_.delete_parts);
+      sqlite3_bind_int64(s, 1, num);
+      BindText(s, 2, name);
+      sqlite3_bind_int64(s, 3, gen);
+      return Done(s, "delete");
+    });
   }
 
   // The integer value of PRAGMA `name`.
@@ -481,104 +563,19 @@ class SqliteStore final : public Store {
   }
 
   sqlite3* db_;
-  std::mutex mu_;                 // one connection, used by one thread at a time (below)
-  std::uint64_t opened_seq_ = 0;  // the last sequence when the store opened
+  sqlite3* checkpointer_ = nullptr;  // the second connection: Reclaim's log checkpoints only
+  std::mutex snapshot_mu_;           // one PutSnapshot at a time (its parts, then the swap)
+  std::mutex mu_;                    // db_, used by one thread at a time (below)
+  std::uint64_t opened_seq_ = 0;     // the last sequence when the store opened
   std::map<std::string, std::uint64_t, std::less<>> last_batch_;  // written since the open
   Statements sql_;
   const std::string path_;
-  Status broken_;  // the I/O error that stopped writes, or OK
+  const std::string vfs_;  // the VFS both connections use (empty: SQLite's default)
+  Status broken_;          // the I/O error that stopped writes, or OK
   // Whether the file gives free pages back (auto_vacuum=INCREMENTAL: files
   // created since it was introduced; see Reclaim).
   bool incremental_ = false;
 };
-
-// Runs one statement (a PRAGMA) and returns its first column as text.
-StatusOr<std::string> QueryText(sqlite3* db, const char* sql) {
-  sqlite3_stmt* s = nullptr;
-  int rc = sqlite3_prepare_v2(db, sql, -1, &s, nullptr);
-  std::string out;
-  if (rc == SQLITE_OK) {
-    rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW) {
-      out = ColumnBytes(s, 0);
-      rc = SQLITE_DONE;
-    }
-  }
-  const std::string message = sqlite3_errmsg(db);
-  sqlite3_finalize(s);
-  if (rc == SQLITE_DONE) return out;
-  std::string full = fmt::format("{}: {} (sqlite code {})", sql, message, rc);
-  // SQLITE_ERROR here is a SQL error such as a missing table: a file that
-  // claims to be a store but lacks its tables.
-  if ((rc & 0xff) == SQLITE_CORRUPT || (rc & 0xff) == SQLITE_NOTADB || rc == SQLITE_ERROR) {
-    return Status::Corruption(std::move(full));
-  }
-  return Status::IoError(std::move(full));
-}
-
-Status Exec(sqlite3* db, const char* sql) {
-  return QueryText(db, sql).status();
-}
-
-// Creates the schema in a new file, or checks that an existing one is an
-// engram store this build can read.
-Status PrepareFile(sqlite3* db) {
-  ASSIGN_OR_RETURN(std::string tables, QueryText(db, "SELECT count(*) FROM sqlite_schema"));
-  ASSIGN_OR_RETURN(std::string app_id, QueryText(db, "PRAGMA application_id"));
-  const bool fresh = tables == "0";
-  if (!fresh && app_id != std::to_string(kApplicationId)) {
-    return Status::FailedPrecondition("the file is a SQLite database but not an engram store");
-  }
-  if (fresh) {
-    RETURN_IF_ERROR(Exec(db, fmt::format("PRAGMA page_size={}", kPageSize).c_str()));
-    // Before the first table: SqliteStore::Reclaim gives free pages back.
-    RETURN_IF_ERROR(Exec(db, "PRAGMA auto_vacuum=INCREMENTAL"));
-  }
-  ASSIGN_OR_RETURN(std::string mode, QueryText(db, "PRAGMA journal_mode=WAL"));
-  if (mode != "wal") {
-    return Status::IoError(fmt::format("cannot switch to WAL mode (journal mode is '{}')", mode));
-  }
-  RETURN_IF_ERROR(Exec(db, "PRAGMA synchronous=FULL"));
-  RETURN_IF_ERROR(Exec(db, "PRAGMA foreign_keys=ON"));
-  RETURN_IF_ERROR(Exec(db, fmt::format("PRAGMA cache_size=-{}", kCacheKib).c_str()));
-  RETURN_IF_ERROR(
-      Exec(db, fmt::format("PRAGMA wal_autocheckpoint={}", kWalAutocheckpointPages).c_str()));
-  RETURN_IF_ERROR(
-      Exec(db, fmt::format("PRAGMA journal_size_limit={}", kWalSizeLimitBytes).c_str()));
-  if (fresh) {
-    // Another process may be creating the same file: the IMMEDIATE lock and
-    // IF NOT EXISTS make both succeed with one schema.
-    char* error = nullptr;
-    const std::string script = fmt::format("BEGIN IMMEDIATE; {} PRAGMA application_id={}; COMMIT;",
-                                           kSchema, kApplicationId);
-    int rc = sqlite3_exec(db, script.c_str(), nullptr, nullptr, &error);
-    if (rc != SQLITE_OK) {
-      std::string message = error ? error : sqlite3_errstr(rc);
-      sqlite3_free(error);
-      sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
-      return Status::IoError(fmt::format("create the schema: {} (sqlite code {})", message, rc));
-    }
-  }
-  auto version = QueryText(db, "SELECT value FROM meta WHERE key = 'schema_version'");
-  if (!version.ok()) return version.status().WithContext("read the layout version");
-  if (version->empty()) return Status::Corruption("the store has no layout version");
-  if (*version != std::to_string(kSqliteStoreSchemaVersion)) {
-    std::int64_t v = 0;
-    try {
-      v = std::stoll(*version);
-    } catch (...) {
-      v = 0;
-    }
-    if (v > kSqliteStoreSchemaVersion) {
-      return Status::FailedPrecondition(fmt::format(
-          "the store has layout version {}, newer than this build reads ({}); use a newer "
-          "engram",
-          v, kSqliteStoreSchemaVersion));
-    }
-    return Status::Corruption(fmt::format("unknown layout version '{}'", *version));
-  }
-  return Status::Ok();
-}
 
 }  // namespace
 
@@ -604,12 +601,12 @@ StatusOr<std::unique_ptr<Store>> OpenSqliteStoreWithVfs(const std::string& dir,
   sqlite3_busy_timeout(db, kBusyTimeoutMs);
   // Defensive mode: no SQL can corrupt the file behind SQLite's back.
   sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
-  Status status = PrepareFile(db);
+  Status status = PrepareSqliteFile(db);
   if (!status.ok()) {
     sqlite3_close_v2(db);
     return status.WithContext(fmt::format("open {}", path));
   }
-  auto store = std::make_unique<SqliteStore>(db, path);
+  auto store = std::make_unique<SqliteStore>(db, path, vfs_name);
   status = store->Init();
   if (!status.ok()) return status.WithContext(fmt::format("open {}", path));
   return std::unique_ptr<Store>(std::move(store));

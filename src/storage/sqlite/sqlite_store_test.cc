@@ -45,7 +45,7 @@ void SetLayoutVersion(const std::string& db_path, int version) {
 TEST(SqliteStoreTest, RefusesAFutureLayoutVersion) {
   TestDir dir;
   { ASSERT_NE(Open(dir.path()), nullptr); }
-  SetLayoutVersion(dir.db(), 2);
+  SetLayoutVersion(dir.db(), kSqliteStoreSchemaVersion + 1);
   auto store = OpenSqliteStore(dir.path());
   EXPECT_EQ(store.status().code(), StatusCode::kFailedPrecondition);
   EXPECT_NE(store.status().message().find("newer"), std::string::npos) << store.status().ToString();
@@ -70,13 +70,13 @@ TEST(SqliteStoreTest, UnknownVfsIsAnInvalidArgument) {
             StatusCode::kInvalidArgument);
 }
 
-// One integer PRAGMA of the file, read through a connection of its own.
-std::int64_t Pragma(const std::string& db_path, const std::string& name) {
+// The first column of a query's first row as an integer (-1 when there is
+// none), read through a read-only connection of its own.
+std::int64_t QueryInt(const std::string& db_path, const std::string& sql) {
   sqlite3* db = nullptr;
   EXPECT_EQ(sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
   sqlite3_stmt* s = nullptr;
   std::int64_t value = -1;
-  const std::string sql = "PRAGMA " + name;
   if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK &&
       sqlite3_step(s) == SQLITE_ROW) {
     value = sqlite3_column_int64(s, 0);
@@ -84,6 +84,10 @@ std::int64_t Pragma(const std::string& db_path, const std::string& name) {
   sqlite3_finalize(s);
   sqlite3_close(db);
   return value;
+}
+
+std::int64_t Pragma(const std::string& db_path, const std::string& name) {
+  return QueryInt(db_path, "PRAGMA " + name);
 }
 
 // The bytes the store takes on disk: the database and its write-ahead log.
@@ -96,14 +100,16 @@ std::uintmax_t StoreBytes(const TestDir& dir) {
 
 // Snapshots replaced again and again (as checkpoints do), with records
 // deleted between them: the file stays the size of what it holds, its free
-// pages given back and its write-ahead log reset after each snapshot.
+// pages given back and its write-ahead log reset after each snapshot (the old
+// image's parts included).
 TEST(SqliteStoreTest, ReplacedSnapshotsAndDeletedRecordsGiveTheirPagesBack) {
   TestDir dir;
   auto store = Open(dir.path());
   ASSERT_NE(store, nullptr);
   ASSERT_TRUE(store->CreateCollection({"c", "{}"}).ok());
   EXPECT_EQ(Pragma(dir.db(), "auto_vacuum"), 2);  // INCREMENTAL
-  constexpr std::size_t kImageBytes = 4 << 20;
+  // Larger than a part: written in three parts, then swapped in.
+  constexpr std::size_t kImageBytes = 2 * kSqliteSnapshotPartBytes + 5;
   std::uintmax_t first = 0;
   for (int round = 0; round < 8; ++round) {
     // 200 records of 16 KiB written, then deleted: their pages go free.
@@ -155,6 +161,105 @@ TEST(SqliteStoreTest, AnOlderFileWithoutAutoVacuumStillStoresSnapshots) {
   const auto snapshot = store->GetSnapshot("c", "text");
   ASSERT_TRUE(snapshot.ok() && *snapshot);
   EXPECT_EQ((*snapshot)->seq, 3u);
+}
+
+void Exec(const std::string& db_path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(db_path.c_str(), &db), SQLITE_OK);
+  char* error = nullptr;
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK)
+      << (error ? error : "") << " in " << sql;
+  sqlite3_free(error);
+  sqlite3_close(db);
+}
+
+// An image of `n` bytes that no part repeats.
+std::string Image(std::size_t n, int salt) {
+  std::string bytes(n, '\0');
+  for (std::size_t i = 0; i < n; ++i) bytes[i] = static_cast<char>((i * 131 + salt) >> 3);
+  return bytes;
+}
+
+// Images larger than a part go in as parts and come back whole; one at the
+// size of a part, or smaller, stays in its row; replacing either removes the
+// other's parts, and so does dropping the collection.
+TEST(SqliteStoreTest, LargeSnapshotsAreStoredInPartsAndReadWhole) {
+  TestDir dir;
+  auto store = Open(dir.path());
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->CreateCollection({"c", "{}"}).ok());
+  const std::string parts = "SELECT count(*) FROM snapshot_parts";
+  const std::string big = Image(3 * kSqliteSnapshotPartBytes + 1, 1);
+  ASSERT_TRUE(store->PutSnapshot("c", "text", {4, big}).ok());
+  EXPECT_EQ(QueryInt(dir.db(), parts), 4);
+  EXPECT_EQ(store->GetSnapshot("c", "text").value()->bytes, big);
+  EXPECT_EQ(store->GetSnapshot("c", "text").value()->seq, 4u);
+
+  const std::string exact = Image(kSqliteSnapshotPartBytes, 2);
+  ASSERT_TRUE(store->PutSnapshot("c", "text", {5, exact}).ok());
+  EXPECT_EQ(QueryInt(dir.db(), parts), 0);
+  EXPECT_EQ(store->GetSnapshot("c", "text").value()->bytes, exact);
+
+  const std::string bigger = Image(kSqliteSnapshotPartBytes + 1, 3);
+  ASSERT_TRUE(store->PutSnapshot("c", "text", {6, bigger}).ok());
+  ASSERT_TRUE(store->PutSnapshot("c", "vector", {6, big}).ok());
+  EXPECT_EQ(QueryInt(dir.db(), parts), 2 + 4);
+  store.reset();
+  store = Open(dir.path());
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->GetSnapshot("c", "text").value()->bytes, bigger);
+  EXPECT_EQ(store->GetSnapshot("c", "vector").value()->bytes, big);
+  ASSERT_TRUE(store->DropCollection("c").ok());
+  EXPECT_EQ(QueryInt(dir.db(), parts), 0);
+}
+
+// Parts left by a snapshot that never got its row (the process died between
+// its parts) go with the next snapshot of the name; a missing part is
+// Corruption, not a shorter image.
+TEST(SqliteStoreTest, LeftOverPartsGoAndAMissingPartIsCorruption) {
+  TestDir dir;
+  auto store = Open(dir.path());
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->CreateCollection({"c", "{}"}).ok());
+  const std::string big = Image(2 * kSqliteSnapshotPartBytes + 7, 4);
+  ASSERT_TRUE(store->PutSnapshot("c", "text", {1, big}).ok());
+  Exec(dir.db(),
+       "INSERT INTO snapshot_parts(coll, name, gen, part, bytes) "
+       "SELECT coll, name, gen + 100, part, bytes FROM snapshot_parts");
+  EXPECT_EQ(store->GetSnapshot("c", "text").value()->bytes, big);
+  ASSERT_TRUE(store->PutSnapshot("c", "text", {2, big}).ok());
+  EXPECT_EQ(QueryInt(dir.db(), "SELECT count(*) FROM snapshot_parts"), 3);
+  EXPECT_EQ(QueryInt(dir.db(), "SELECT count(DISTINCT gen) FROM snapshot_parts"), 1);
+
+  Exec(dir.db(), "DELETE FROM snapshot_parts WHERE part = 1");
+  const auto gap = store->GetSnapshot("c", "text");
+  EXPECT_EQ(gap.status().code(), StatusCode::kCorruption) << gap.status().ToString();
+  EXPECT_NE(gap.status().message().find("part 1"), std::string::npos) << gap.status().ToString();
+  Exec(dir.db(), "DELETE FROM snapshot_parts");
+  EXPECT_EQ(store->GetSnapshot("c", "text").status().code(), StatusCode::kCorruption);
+}
+
+// A version 1 file (no parts table, no `gen` column) is upgraded when opened
+// and keeps its snapshots.
+TEST(SqliteStoreTest, AVersionOneFileIsUpgraded) {
+  TestDir dir;
+  {
+    auto store = Open(dir.path());
+    ASSERT_NE(store, nullptr);
+    ASSERT_TRUE(store->CreateCollection({"c", "{}"}).ok());
+    ASSERT_TRUE(store->PutSnapshot("c", "text", {3, "old image"}).ok());
+  }
+  Exec(dir.db(),
+       "DROP TABLE snapshot_parts; ALTER TABLE snapshots DROP COLUMN gen; "
+       "UPDATE meta SET value = 1 WHERE key = 'schema_version'");
+  auto store = Open(dir.path());
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(QueryInt(dir.db(), "SELECT value FROM meta WHERE key = 'schema_version'"),
+            kSqliteStoreSchemaVersion);
+  EXPECT_EQ(store->GetSnapshot("c", "text").value()->bytes, "old image");
+  const std::string big = Image(kSqliteSnapshotPartBytes + 9, 5);
+  ASSERT_TRUE(store->PutSnapshot("c", "text", {4, big}).ok());
+  EXPECT_EQ(store->GetSnapshot("c", "text").value()->bytes, big);
 }
 
 }  // namespace

@@ -40,8 +40,25 @@ Status Statements::Prepare() {
       // an update in place would take new pages first (the file would grow
       // by an image per checkpoint).
       {&delete_snapshot, "DELETE FROM snapshots WHERE coll = ?1 AND name = ?2"},
-      {&put_snapshot, "INSERT INTO snapshots(coll, name, seq, bytes) VALUES (?1, ?2, ?3, ?4)"},
-      {&get_snapshot, "SELECT seq, bytes FROM snapshots WHERE coll = ?1 AND name = ?2"},
+      {&put_snapshot,
+       "INSERT INTO snapshots(coll, name, seq, bytes, gen) VALUES (?1, ?2, ?3, ?4, ?5)"},
+      {&get_snapshot, "SELECT seq, bytes, gen FROM snapshots WHERE coll = ?1 AND name = ?2"},
+      // A large image is written as parts under a new generation number
+      // first; the snapshot row then names that generation.
+      {&next_part_gen, "SELECT coalesce(max(gen), 0) + 1 FROM snapshot_parts"},
+      {&put_part,
+       "INSERT INTO snapshot_parts(coll, name, gen, part, bytes) VALUES (?1, ?2, ?3, ?4, ?5)"},
+      {&size_parts,  // length() of a blob reads no overflow page
+       "SELECT coalesce(sum(length(bytes)), 0) FROM snapshot_parts "
+       "WHERE coll = ?1 AND name = ?2 AND gen = ?3"},
+      {&get_parts,
+       "SELECT part, bytes FROM snapshot_parts WHERE coll = ?1 AND name = ?2 AND gen = ?3 "
+       "ORDER BY part"},
+      // ?3 NULL: every part of the name (IS NOT matches NULL as a value).
+      {&delete_other_parts,
+       "DELETE FROM snapshot_parts WHERE coll = ?1 AND name = ?2 AND gen IS NOT ?3"},
+      {&delete_parts, "DELETE FROM snapshot_parts WHERE coll = ?1 AND name = ?2 AND gen = ?3"},
+      {&delete_collection_parts, "DELETE FROM snapshot_parts WHERE coll = ?1"},
   };
   for (const Entry& e : entries) {
     int rc = sqlite3_prepare_v3(db_, e.sql, -1, SQLITE_PREPARE_PERSISTENT, e.stmt, nullptr);
@@ -75,7 +92,14 @@ void Statements::Finalize() {
                            &get_record,
                            &delete_snapshot,
                            &put_snapshot,
-                           &get_snapshot}) {
+                           &get_snapshot,
+                           &next_part_gen,
+                           &put_part,
+                           &size_parts,
+                           &get_parts,
+                           &delete_other_parts,
+                           &delete_parts,
+                           &delete_collection_parts}) {
     sqlite3_finalize(*s);
     *s = nullptr;
   }

@@ -44,6 +44,13 @@ struct Statements {
   sqlite3_stmt* delete_snapshot = nullptr;
   sqlite3_stmt* put_snapshot = nullptr;
   sqlite3_stmt* get_snapshot = nullptr;
+  sqlite3_stmt* next_part_gen = nullptr;
+  sqlite3_stmt* put_part = nullptr;
+  sqlite3_stmt* size_parts = nullptr;
+  sqlite3_stmt* get_parts = nullptr;
+  sqlite3_stmt* delete_other_parts = nullptr;
+  sqlite3_stmt* delete_parts = nullptr;
+  sqlite3_stmt* delete_collection_parts = nullptr;
 
  private:
   sqlite3* db_;
