@@ -19,6 +19,10 @@
 //     against the exhaustive oracle (SearchExhaustive); Xapian (InMemory,
 //     engram's semantics and terms) runs the same filter as boolean terms / a
 //     value range under OP_FILTER.
+//  4. Only with --only scale: engram alone on the Debian packages scaled to
+//     --scale-docs sizes (default 10,000, 63,666 and 1,000,000;
+//     scaled_corpus.h): build time, index memory and snapshot size, latency
+//     under both semantics (issue 21, item 5).
 //
 // engram: TextIndex with fields title and text (weight 1.0 each, the
 // default), English stemming, BM25 k1 1.2, b 0.75, relax on (the defaults);
@@ -29,7 +33,8 @@
 // its query from the terms and its search; the parse is timed on its own.
 //
 // Usage: text_benchmark [--data DIR] [--passes N] [--builds N] [--queries N]
-//                       [--seed S] [--only scifact|debian|filter] [--json-out FILE]
+//                       [--seed S] [--only scifact|debian|filter|scale] [--json-out FILE]
+//                       [--scale-docs N,N,...]
 // --json-out writes one JSON object per row of the engine tables (JSON Lines):
 // {"corpus","engine","semantics","p50_us","p99_us","ndcg10","docs_per_s",
 //  "same_top10_as_engram"}; engines engram, xapian-inmemory, xapian-glass,
@@ -65,6 +70,7 @@
 #include "filter/compiler.h"
 #include "ndcg.h"
 #include "peers.h"
+#include "scaled_corpus.h"
 #include "schema/record.h"
 #include "schema/schema.h"
 #include "text/index/index_data.h"
@@ -94,6 +100,7 @@ struct Options {
   std::uint64_t seed = 20261121;
   std::string only;
   std::string json_out;
+  std::vector<std::size_t> scale_docs = {10000, 63666, 1000000};  // --only scale
 };
 
 // Nearest-rank percentile of `v` (sorted in place), p in (0, 100].
@@ -767,6 +774,55 @@ void RunDebian(const Options& opt, bool plain, bool filtered, JsonOut& json) {
   if (filtered) RunFiltered(opt, pkgs, queries, e);
 }
 
+// ---- 4. Cost as the work grows (--only scale) --------------------------------
+
+// engram alone on the Debian packages scaled to each size of --scale-docs
+// (scaled_corpus.h), the Debian queries under both semantics: build time,
+// index memory and snapshot size, latency.
+void RunScale(const Options& opt, JsonOut& json) {
+  const std::vector<Package> pkgs = LoadDebian(opt.data + "/debian/packages.jsonl.gz");
+  const QuerySet qs = PrepareQueries(MakeDebianQueries(pkgs, opt.debian_queries, opt.seed));
+  const std::size_t n = qs.terms.size();
+  fmt::print(
+      "\n## engram as the corpus grows: the Debian packages scaled (seed {}), {} queries\n\n{}\n"
+      "| documents | index time | docs/s | index memory | bytes / doc | snapshot | engram "
+      "semantics p50 / p99 | OR p50 / p99 |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+      opt.seed, n, LoadLine());
+  for (const std::size_t size : opt.scale_docs) {
+    const std::vector<ScaledDoc> scaled = ScaleDebian(pkgs, size, opt.seed);
+    std::vector<PeerDoc> docs;
+    docs.reserve(scaled.size());
+    for (const ScaledDoc& d : scaled) docs.push_back({d.title, d.text});
+    const auto t0 = Clock::now();
+    const std::unique_ptr<text::TextIndex> index = BuildEngram(docs);
+    const double build_s = Seconds(t0, Clock::now());
+    const double memory = static_cast<double>(index->MemoryBytes());
+    const double snapshot = static_cast<double>(index->Serialize().size());
+    Latency lat[2];
+    for (Semantics sem : kBoth) {
+      lat[static_cast<int>(sem)] = Measure(n, opt.passes, [&](std::size_t i) {
+        if (index->Search(qs.Parsed(sem, i), kTopK).size() > kTopK) std::abort();
+      });
+      nlohmann::ordered_json j;
+      j["corpus"] = fmt::format("debian-scaled-{}", docs.size());
+      j["engine"] = "engram";
+      j["semantics"] = sem == Semantics::kEngram ? "engram" : "or";
+      j["p50_us"] = lat[static_cast<int>(sem)].p50_us;
+      j["p99_us"] = lat[static_cast<int>(sem)].p99_us;
+      j["ndcg10"] = nullptr;
+      j["docs_per_s"] = static_cast<double>(docs.size()) / build_s;
+      j["same_top10_as_engram"] = 1.0;
+      json.Write(j);
+    }
+    fmt::print("| {} | {:.2f} s | {} | {:.1f} MiB | {:.0f} | {:.1f} MiB | {} / {} | {} / {} |\n",
+               Thousands(static_cast<double>(docs.size())), build_s,
+               Thousands(static_cast<double>(docs.size()) / build_s), memory / (1 << 20),
+               memory / static_cast<double>(docs.size()), snapshot / (1 << 20), Us(lat[0].p50_us),
+               Us(lat[0].p99_us), Us(lat[1].p50_us), Us(lat[1].p99_us));
+    std::fflush(stdout);
+  }
+}
+
 Options ParseArgs(int argc, char** argv) {
   Options o;
   for (ArgReader args(argc, argv); args.Next();) {
@@ -784,10 +840,18 @@ Options ParseArgs(int argc, char** argv) {
       o.only = args.Value();
     } else if (args.Is("--json-out")) {
       o.json_out = args.Value();
+    } else if (args.Is("--scale-docs")) {
+      o.scale_docs.clear();
+      const std::string list = args.Value();
+      for (std::size_t at = 0; at <= list.size();) {
+        const std::size_t end = std::min(list.find(',', at), list.size());
+        o.scale_docs.push_back(std::stoul(list.substr(at, end - at)));
+        at = end + 1;
+      }
     } else {
       args.Unknown(
           "--data DIR --passes N --builds N --queries N --seed S "
-          "--only scifact|debian|filter --json-out FILE");
+          "--only scifact|debian|filter|scale --json-out FILE --scale-docs N,N,...");
     }
   }
   return o;
@@ -809,5 +873,6 @@ int main(int argc, char** argv) {
     bool plain = opt.only.empty() || opt.only == "debian";
     bool filtered = opt.only.empty() || opt.only == "filter";
     if (plain || filtered) RunDebian(opt, plain, filtered, json);
+    if (opt.only == "scale") RunScale(opt, json);
   });
 }
