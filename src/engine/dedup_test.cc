@@ -4,18 +4,15 @@
 // reopening.
 #include "engine/dedup.h"
 
-#include <atomic>
 #include <chrono>
 #include <cmath>
-#include <ctime>
 #include <filesystem>
-#include <iomanip>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "engine/testing/test_clock.h"
 #include "engram/embedder.h"
 #include "engram/engine.h"
 
@@ -77,9 +74,7 @@ class DedupTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   std::unique_ptr<Engine> Open() {
-    Engine::Options options;
-    options.clock = [this] { return Clock::time_point(Clock::duration(now_)); };
-    StatusOr<std::unique_ptr<Engine>> e = Engine::Open(dir_.string(), options);
+    StatusOr<std::unique_ptr<Engine>> e = Engine::Open(dir_.string(), clock_.Options());
     EXPECT_TRUE(e.ok()) << e.status().message();
     return e.ok() ? std::move(e).value() : nullptr;
   }
@@ -118,15 +113,8 @@ class DedupTest : public ::testing::Test {
 
   static std::size_t Count(const Engine& e) { return e.DescribeCollection("mem")->records; }
 
-  using Clock = std::chrono::system_clock;
-  void SetNow(const char* rfc3339) {
-    std::tm tm = {};
-    std::istringstream(rfc3339) >> std::get_time(&tm, "%Y-%m-%dT%H:%M:%S");
-    now_ = Clock::from_time_t(timegm(&tm)).time_since_epoch().count();
-  }
-
   fs::path dir_;
-  std::atomic<Clock::rep> now_{0};  // the engine's clock
+  testing::TestClock clock_;  // the engine's clock
 };
 
 TEST_F(DedupTest, ExactWithinOneOwnerOnly) {
@@ -238,7 +226,7 @@ TEST_F(DedupTest, ExpiredRecordsAreNoOriginals) {
     e.reset();
     fs::remove_all(dir_);
     e = Open();
-    SetNow("2026-04-01T00:00:00Z");
+    clock_.Set("2026-04-01T00:00:00Z");
     CollectionSpec spec = Spec(dedup, 3);
     spec.ttl_field = "expires_at";
     ASSERT_TRUE(e->CreateCollection(spec).ok());
@@ -246,7 +234,7 @@ TEST_F(DedupTest, ExpiredRecordsAreNoOriginals) {
     WriteResult w = Put(*e, {Expiring("a2", "SALT", "2026-05-01T00:00:00Z")});
     ASSERT_EQ(w.deduplicated.size(), 1u) << "a1 is current";
     EXPECT_EQ(w.deduplicated[0].duplicate_of, "a1");
-    SetNow("2026-04-02T00:00:00Z");  // a1 expires at this instant
+    clock_.Set("2026-04-02T00:00:00Z");  // a1 expires at this instant
     w = Put(*e, {Expiring("a3", "salt", "2026-05-01T00:00:00Z")});
     EXPECT_EQ(w.written, 1u);
     EXPECT_TRUE(w.deduplicated.empty()) << "a1 expired: a3 is the one current copy";
@@ -337,7 +325,7 @@ class DedupRefreshTest : public DedupTest {
 };
 
 TEST_F(DedupRefreshTest, ExactRefreshesTheOwnersRecordDurably) {
-  SetNow("2026-06-01T00:00:00Z");
+  clock_.Set("2026-06-01T00:00:00Z");
   {
     auto e = Open();
     ASSERT_TRUE(e->CreateCollection(Timed("exact:refresh")).ok());
@@ -380,7 +368,7 @@ TEST_F(DedupRefreshTest, ExactRefreshesTheOwnersRecordDurably) {
     search.decay = ParseDecay("updated_at:exp:30d").value();
     search.filter = R"({"agent_id":"alice"})";
     search.dialect = FilterDialect::kVectorFilter;
-    SetNow("2026-03-01T00:00:00Z");
+    clock_.Set("2026-03-01T00:00:00Z");
     StatusOr<SearchResponse> found = e->Search("mem", search);
     ASSERT_TRUE(found.ok()) << found.status().message();
     ASSERT_FALSE(found->rejected) << found->rejected->message;
@@ -430,7 +418,7 @@ TEST_F(DedupRefreshTest, NearRefreshesStoredAndBatchOriginals) {
 // (a fresh copy is written, the expired one is not refreshed).
 TEST_F(DedupRefreshTest, RefreshLeavesTheExpiryAlone) {
   auto e = Open();
-  SetNow("2026-04-01T00:00:00Z");
+  clock_.Set("2026-04-01T00:00:00Z");
   CollectionSpec spec = Timed("exact:refresh");
   spec.ttl_field = "expires_at";
   ASSERT_TRUE(e->CreateCollection(spec).ok());
@@ -442,7 +430,7 @@ TEST_F(DedupRefreshTest, RefreshLeavesTheExpiryAlone) {
   ASSERT_EQ(w.deduplicated.size(), 1u);
   EXPECT_EQ(Field(*e, "a1", "alice"), "2026-03-20T00:00:00Z");
   EXPECT_EQ(Field(*e, "a1", "alice", "expires_at"), "2026-04-02T00:00:00Z");
-  SetNow("2026-04-02T00:00:00Z");
+  clock_.Set("2026-04-02T00:00:00Z");
   EXPECT_EQ(Field(*e, "a1", "alice"), "(none)") << "expired at its own time";
   w = Put(*e, {At("a3", "alice", "salt", "2026-04-02T00:00:00Z")});
   EXPECT_EQ(w.written, 1u);

@@ -3,7 +3,6 @@
 // instant on every read path (search, listing search, get, List, Count,
 // Facets, collection counts, filter impact, explain, Retrieve), scoped or
 // not, whatever the filter; then the maintenance deletes it durably.
-#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <set>
@@ -13,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/testing/test_clock.h"
 #include "engram/engine.h"
 
 namespace engram {
@@ -68,13 +68,10 @@ class ExpiryTest : public ::testing::Test {
   }
   void Open() {
     engine_.reset();
-    Engine::Options options;
-    options.clock = [this] { return Clock::time_point(Clock::duration(now_.load())); };
-    StatusOr<std::unique_ptr<Engine>> e = Engine::Open(dir_.string(), options);
+    StatusOr<std::unique_ptr<Engine>> e = Engine::Open(dir_.string(), clock_.Options());
     ASSERT_TRUE(e.ok()) << e.status().message();
     engine_ = std::move(e).value();
   }
-  void SetNow(Clock::time_point t) { now_ = t.time_since_epoch().count(); }
 
   // The ids each read path shows `scope`, which must all agree; `filter`
   // (vector_filter) is ANDed in.
@@ -154,7 +151,7 @@ class ExpiryTest : public ::testing::Test {
   }
 
   fs::path dir_;
-  std::atomic<Clock::rep> now_{0};
+  testing::TestClock clock_;
   std::unique_ptr<Engine> engine_;
 };
 
@@ -162,23 +159,23 @@ const Scope kBob{"bob", ReadProfile::kPrivatePlusProject};
 const Scope kAlice{"alice", ReadProfile::kPrivateOnly};
 
 TEST_F(ExpiryTest, VisibleUpToTheInstantBeforeAndHiddenFromIt) {
-  SetNow(kExpiry - std::chrono::microseconds(1));
+  clock_.Set(kExpiry - std::chrono::microseconds(1));
   EXPECT_EQ(Visible(std::nullopt), (Ids{"e1", "e2", "n1"}));
   EXPECT_EQ(Visible(kAlice), (Ids{"e1", "e2", "n1"}));
   EXPECT_EQ(Visible(kBob), (Ids{"e1", "n1"}));
-  SetNow(kExpiry);  // at the TTL value: expired
+  clock_.Set(kExpiry);  // at the TTL value: expired
   EXPECT_EQ(Visible(std::nullopt), (Ids{"e2", "n1"}));
   EXPECT_EQ(Visible(kAlice), (Ids{"e2", "n1"}));
   EXPECT_EQ(Visible(kBob), (Ids{"n1"}));
   // No filter brings an expired record back, not even one naming it.
   EXPECT_EQ(Visible(std::nullopt, R"({"expires_at":{"$lte":"2026-03-01T12:00:00Z"}})"), Ids{});
   EXPECT_EQ(Visible(kAlice, R"({"agent_id":"alice"})"), (Ids{"e2", "n1"}));
-  SetNow(kExpiry + std::chrono::microseconds(1));
+  clock_.Set(kExpiry + std::chrono::microseconds(1));
   EXPECT_EQ(Visible(std::nullopt), (Ids{"n1"}));
 }
 
 TEST_F(ExpiryTest, MaintenancePurgesDurablyAndCountsIt) {
-  SetNow(kExpiry);
+  clock_.Set(kExpiry);
   // The maintenance thread purges e0 and e1 soon (it looks every 50 ms).
   std::uint64_t purged = 0;
   for (int i = 0; i < 400 && purged < 2; ++i) {
@@ -189,7 +186,7 @@ TEST_F(ExpiryTest, MaintenancePurgesDurablyAndCountsIt) {
   EXPECT_EQ(Visible(std::nullopt), (Ids{"e2", "n1"}));
   // Reopened with the clock turned back, the purged records are gone for
   // good and the unexpired ones remain.
-  SetNow(kExpiry - std::chrono::hours(24));
+  clock_.Set(kExpiry - std::chrono::hours(24));
   Open();
   EXPECT_EQ(Visible(std::nullopt), (Ids{"e2", "n1"}));
   EXPECT_EQ(Visible(kBob), (Ids{"n1"}));
@@ -197,7 +194,7 @@ TEST_F(ExpiryTest, MaintenancePurgesDurablyAndCountsIt) {
 }
 
 TEST_F(ExpiryTest, DeletesCountOnlyVisibleRecords) {
-  SetNow(kExpiry);
+  clock_.Set(kExpiry);
   // e0 and e1 are expired: a delete by filter neither counts them nor
   // needs to (the maintenance purges them); an id names no expired record.
   const std::vector<std::string> ids = {"e1"};

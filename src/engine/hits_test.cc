@@ -5,10 +5,7 @@
 // concurrent searches, within the tally's bound, across reopening.
 #include <atomic>
 #include <chrono>
-#include <ctime>
 #include <filesystem>
-#include <iomanip>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -18,19 +15,13 @@
 
 #include "base/json.h"
 #include "engine/hit_tally.h"
+#include "engine/testing/test_clock.h"
 #include "engram/engine.h"
 
 namespace engram {
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::system_clock;
-
-Clock::rep At(const char* rfc3339) {
-  std::tm tm = {};
-  std::istringstream(rfc3339) >> std::get_time(&tm, "%Y-%m-%dT%H:%M:%S");
-  return Clock::from_time_t(timegm(&tm)).time_since_epoch().count();
-}
 
 std::string Note(const std::string& id, const std::string& agent, const std::string& content,
                  int n = 0) {
@@ -81,7 +72,7 @@ class HitsTest : public ::testing::Test {
            ("engram_hits_test_" +
             std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(dir_);
-    now_ = At("2026-03-01T12:00:00Z");
+    clock_.Set("2026-03-01T12:00:00Z");
   }
   void TearDown() override {
     engine_.reset();
@@ -91,8 +82,7 @@ class HitsTest : public ::testing::Test {
   // `interval_ms` 0: only FlushHits and closing write hits.
   void Open(std::uint64_t interval_ms = 0) {
     engine_.reset();
-    Engine::Options options;
-    options.clock = [this] { return Clock::time_point(Clock::duration(now_.load())); };
+    Engine::Options options = clock_.Options();
     options.hit_flush_interval_ms = interval_ms;
     StatusOr<std::unique_ptr<Engine>> e = Engine::Open(dir_.string(), options);
     ASSERT_TRUE(e.ok()) << e.status().message();
@@ -156,7 +146,7 @@ class HitsTest : public ::testing::Test {
   }
 
   fs::path dir_;
-  std::atomic<Clock::rep> now_{0};
+  testing::TestClock clock_;
   std::unique_ptr<Engine> engine_;
 };
 
@@ -173,7 +163,7 @@ TEST_F(HitsTest, SearchesTallyAndFlushWritesPerRecord) {
   EXPECT_EQ(Hits("a1", "alice"), (std::pair<std::int64_t, std::string>{1, "2026-03-01T12:00:00Z"}));
   EXPECT_EQ(Hits("a2", "alice"), (std::pair<std::int64_t, std::string>{1, "2026-03-01T12:00:00Z"}));
   EXPECT_EQ(Hits("a3", "alice"), (std::pair<std::int64_t, std::string>{0, ""})) << "not returned";
-  now_ = At("2026-03-02T08:30:00Z");
+  clock_.Set("2026-03-02T08:30:00Z");
   Search("mill");
   Search("mill");
   ASSERT_TRUE(engine_->FlushHits().ok());

@@ -3,7 +3,6 @@
 // score_threshold on the undecayed relevance, hybrid hits ranked on their
 // fused score, one clock for decay and expiry, collection defaults that
 // survive reopening, and located errors.
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -12,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/testing/test_clock.h"
 #include "engram/engine.h"
 
 namespace engram {
@@ -37,15 +37,12 @@ class RankingTest : public ::testing::Test {
            ("engram_ranking_test_" +
             std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(dir_);
+    clock_.Set(FixedNow());
   }
   void TearDown() override { fs::remove_all(dir_); }
 
   std::unique_ptr<Engine> Open() {
-    Engine::Options options;
-    options.clock = [this] {
-      return std::chrono::system_clock::time_point(std::chrono::system_clock::duration(now_));
-    };
-    StatusOr<std::unique_ptr<Engine>> e = Engine::Open(dir_.string(), options);
+    StatusOr<std::unique_ptr<Engine>> e = Engine::Open(dir_.string(), clock_.Options());
     EXPECT_TRUE(e.ok()) << e.status().message();
     return e.ok() ? std::move(e).value() : nullptr;
   }
@@ -89,7 +86,7 @@ class RankingTest : public ::testing::Test {
 
   fs::path dir_;
   // The engine's clock (read by its maintenance thread too).
-  std::atomic<std::int64_t> now_{FixedNow().time_since_epoch().count()};
+  testing::TestClock clock_;
 };
 
 SearchRequest Query(const char* text) {
@@ -342,8 +339,7 @@ TEST_F(RankingTest, OneClockForDecayAndExpiry) {
   ASSERT_EQ(Ids(s), "new old ");
   EXPECT_DOUBLE_EQ(*s.hits[0].decay, 1.0);
   EXPECT_NEAR(*s.hits[1].decay, 0.5, 1e-12);
-  now_ += std::chrono::duration_cast<std::chrono::system_clock::duration>(std::chrono::hours(120))
-              .count();  // 2026-04-06T00:00:00Z: new's TTL value
+  clock_.Advance(std::chrono::hours(120));  // 2026-04-06T00:00:00Z: new's TTL value
   s = Search(*e, r);
   ASSERT_EQ(Ids(s), "old ") << "expired at that instant";
   EXPECT_NEAR(*s.hits[0].decay, std::pow(0.5, 1.5), 1e-12) << "15 days old now";

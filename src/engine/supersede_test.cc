@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/testing/test_clock.h"
 #include "engram/engine.h"
 
 namespace engram {
@@ -76,7 +77,7 @@ class SupersedeTest : public ::testing::Test {
     EXPECT_EQ(c.superseded[0].index, 0u);
     EXPECT_EQ(c.superseded[0].id, "c");
     EXPECT_EQ(c.superseded[0].superseded, "b");
-    SetNow(kT3 + std::chrono::hours(1));
+    clock_.Set(kT3 + std::chrono::hours(1));
   }
   void TearDown() override {
     engine_.reset();
@@ -84,17 +85,14 @@ class SupersedeTest : public ::testing::Test {
   }
   void Open() {
     engine_.reset();
-    Engine::Options options;
-    options.clock = [this] { return Clock::time_point(Clock::duration(now_.load())); };
-    StatusOr<std::unique_ptr<Engine>> e = Engine::Open(dir_.string(), options);
+    StatusOr<std::unique_ptr<Engine>> e = Engine::Open(dir_.string(), clock_.Options());
     ASSERT_TRUE(e.ok()) << e.status().message();
     engine_ = std::move(e).value();
   }
-  void SetNow(Clock::time_point t) { now_ = t.time_since_epoch().count(); }
 
   WriteResult Write(Clock::time_point at, const std::vector<std::string>& records,
                     const std::optional<Scope>& scope = std::nullopt) {
-    SetNow(at);
+    clock_.Set(at);
     std::vector<std::string_view> views(records.begin(), records.end());
     StatusOr<WriteResult> w = engine_->Upsert("notes", views, {}, scope);
     EXPECT_TRUE(w.ok()) << w.status().message();
@@ -179,7 +177,7 @@ class SupersedeTest : public ::testing::Test {
   }
 
   fs::path dir_;
-  std::atomic<Clock::rep> now_{0};
+  testing::TestClock clock_;
   std::unique_ptr<Engine> engine_;
 };
 
