@@ -792,7 +792,7 @@ void RunScale(const Options& opt, JsonOut& json) {
     const std::vector<ScaledDoc> scaled = ScaleDebian(pkgs, size, opt.seed);
     std::vector<PeerDoc> docs;
     docs.reserve(scaled.size());
-    for (const ScaledDoc& d : scaled) docs.push_back({d.title, d.text});
+    for (const ScaledDoc& d : scaled) docs.push_back({d.title, d.text, {}, nullptr, -1});
     const auto t0 = Clock::now();
     const std::unique_ptr<text::TextIndex> index = BuildEngram(docs);
     const double build_s = Seconds(t0, Clock::now());
