@@ -15,7 +15,8 @@
 #   bench/text/run.sh                 configure + build the `bench` preset, run everything
 #   bench/text/run.sh --only scifact  arguments go to text_benchmark
 #                                     (--passes N --builds N --queries N --seed S
-#                                      --only scifact|debian|filter --data DIR)
+#                                      --only scifact|debian|filter|scale --data DIR;
+#                                      --only scale: engram at 10k, 63,666 and 1M documents)
 #   BUILD_DIR=build/h7 bench/text/run.sh   use an already configured build directory
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
