@@ -26,10 +26,11 @@ std::string Vary(std::string_view text, std::mt19937_64& rng) {
   std::vector<std::string_view> words = Words(text);
   for (std::size_t i = words.size(); i > 1; --i) std::swap(words[i - 1], words[rng() % i]);
   std::string out;
-  for (std::string_view w : words) {
-    if (rng() % 10 == 0 && !(out.empty() && &w == &words.back())) continue;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const bool last_chance = out.empty() && i + 1 == words.size();
+    if (rng() % 10 == 0 && !last_chance) continue;
     if (!out.empty()) out += ' ';
-    out += w;
+    out += words[i];
   }
   return out;
 }

@@ -798,27 +798,22 @@ void RunScale(const Options& opt, JsonOut& json) {
     const double build_s = Seconds(t0, Clock::now());
     const double memory = static_cast<double>(index->MemoryBytes());
     const double snapshot = static_cast<double>(index->Serialize().size());
-    Latency lat[2];
+    std::vector<Row> rows;
     for (Semantics sem : kBoth) {
-      lat[static_cast<int>(sem)] = Measure(n, opt.passes, [&](std::size_t i) {
+      Row r{"**engram**", sem, build_s, std::nullopt, {}, {}, {}};
+      r.lat = Measure(n, opt.passes, [&](std::size_t i) {
         if (index->Search(qs.Parsed(sem, i), kTopK).size() > kTopK) std::abort();
       });
-      nlohmann::ordered_json j;
-      j["corpus"] = fmt::format("debian-scaled-{}", docs.size());
-      j["engine"] = "engram";
-      j["semantics"] = sem == Semantics::kEngram ? "engram" : "or";
-      j["p50_us"] = lat[static_cast<int>(sem)].p50_us;
-      j["p99_us"] = lat[static_cast<int>(sem)].p99_us;
-      j["ndcg10"] = nullptr;
-      j["docs_per_s"] = static_cast<double>(docs.size()) / build_s;
-      j["same_top10_as_engram"] = 1.0;
-      json.Write(j);
+      rows.push_back(std::move(r));
     }
+    WriteRows(rows, fmt::format("debian-scaled-{}", docs.size()), docs.size(), json);
+    const Latency& lat0 = rows[0].lat;
+    const Latency& lat1 = rows[1].lat;
     fmt::print("| {} | {:.2f} s | {} | {:.1f} MiB | {:.0f} | {:.1f} MiB | {} / {} | {} / {} |\n",
                Thousands(static_cast<double>(docs.size())), build_s,
                Thousands(static_cast<double>(docs.size()) / build_s), memory / (1 << 20),
-               memory / static_cast<double>(docs.size()), snapshot / (1 << 20), Us(lat[0].p50_us),
-               Us(lat[0].p99_us), Us(lat[1].p50_us), Us(lat[1].p99_us));
+               memory / static_cast<double>(docs.size()), snapshot / (1 << 20), Us(lat0.p50_us),
+               Us(lat0.p99_us), Us(lat1.p50_us), Us(lat1.p99_us));
     std::fflush(stdout);
   }
 }
@@ -842,12 +837,7 @@ Options ParseArgs(int argc, char** argv) {
       o.json_out = args.Value();
     } else if (args.Is("--scale-docs")) {
       o.scale_docs.clear();
-      const std::string list = args.Value();
-      for (std::size_t at = 0; at <= list.size();) {
-        const std::size_t end = std::min(list.find(',', at), list.size());
-        o.scale_docs.push_back(std::stoul(list.substr(at, end - at)));
-        at = end + 1;
-      }
+      for (const std::string& n : args.List()) o.scale_docs.push_back(std::stoul(n));
     } else {
       args.Unknown(
           "--data DIR --passes N --builds N --queries N --seed S "

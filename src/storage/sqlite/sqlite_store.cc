@@ -563,7 +563,7 @@ class SqliteStore final : public Store {
   }
 
   sqlite3* db_;
-  sqlite3* checkpointer_ = nullptr;  // the second connection: Reclaim's log checkpoints only
+  sqlite3* checkpointer_ = nullptr;  // the second connection: log checkpoints only (CheckpointLog)
   std::mutex snapshot_mu_;           // one PutSnapshot at a time (its parts, then the swap)
   std::mutex mu_;                    // db_, used by one thread at a time (below)
   std::uint64_t opened_seq_ = 0;     // the last sequence when the store opened
