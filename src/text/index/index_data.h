@@ -6,6 +6,7 @@
 #ifndef ENGRAM_TEXT_INDEX_INDEX_DATA_H_
 #define ENGRAM_TEXT_INDEX_INDEX_DATA_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -69,6 +70,13 @@ struct TermPostings {
   // postings removed since pass half the list, so the work is amortised O(1).
   std::vector<std::uint32_t> max_tf;
   std::vector<std::uint32_t> min_len;
+  // Per block, for block-max pruning: block_max_t[b] >= the normalised
+  // frequency tf~ (text/rank/bm25.h) of each posting of block b, computed
+  // with IndexData::bound_avglen; max_t, the same over the list. An append
+  // keeps them exact, a split recomputes both halves; removals and merges
+  // leave them loose (still bounds) until RecomputeBounds.
+  std::vector<float> block_max_t;
+  float max_t = 0;
   std::uint32_t removed = 0;  // postings removed since the bounds were exact
 
   std::size_t size() const { return count; }
@@ -125,11 +133,19 @@ struct IndexData {
   std::vector<std::vector<std::uint32_t>> doc_terms;
   std::vector<std::vector<std::uint32_t>> doc_surface;
   std::vector<std::uint64_t> total_len;  // per field, over live documents
+  // Per field, the average length the block bounds' tf~ are computed with
+  // (TermPostings::block_max_t): the average when RebaseBounds last ran.
+  std::vector<double> bound_avglen;
 
   std::size_t num_fields() const { return options.fields.size(); }
   std::uint32_t length(std::uint32_t doc, std::size_t field) const {
     return lengths[static_cast<std::size_t>(doc) * num_fields() + field];
   }
+  // The average length of `field` over the live documents (0: none).
+  double avglen(std::size_t field) const;
+  // tf~ (text/rank/bm25.h) of a posting of `doc` with frequencies tfs (F
+  // values), at bound_avglen, as a float no smaller than it.
+  float BoundTf(std::uint32_t doc, const std::uint32_t* tfs) const;
   // The id of `term`, or -1 when no live document has it.
   std::int64_t Find(std::string_view term) const;
   // The ids of the terms with postings, in the byte order of their texts
@@ -158,27 +174,55 @@ struct IndexData {
   }
 };
 
-// Recomputes p.max_tf and p.min_len from p's postings and data's lengths
-// (exact again: p.removed = 0).
+// Recomputes p's bounds, the list's and its blocks', from its postings and
+// data's lengths (exact again: p.removed = 0).
 void RecomputeBounds(const IndexData& data, TermPostings& p);
+// Sets data.bound_avglen to the current averages and recomputes every
+// list's bounds: O(postings). Load runs it, and Put once an average has
+// grown past kBoundSlack times its bound_avglen (BoundsStale): tf~ grows
+// with the average, and Bm25::BlockBound widens the blocks' figures by that
+// growth, so they would loosen without end. An average grows by a tenth
+// only after about a tenth of the documents or tokens changed, so the work
+// is amortised over them.
+void RebaseBounds(IndexData& data);
+inline constexpr double kBoundSlack = 1.1;
+bool BoundsStale(const IndexData& data);
+
+// Widens the per-field bounds (max_tf, min_len: nf values each; min_len 0
+// is "none") by a posting with frequencies tfs in fields of lengths lens.
+inline void WidenBounds(std::uint32_t* max_tf, std::uint32_t* min_len, const std::uint32_t* tfs,
+                        const std::uint32_t* lens, std::size_t nf) {
+  for (std::size_t f = 0; f < nf; ++f) {
+    if (tfs[f] == 0) continue;
+    if (tfs[f] > max_tf[f]) max_tf[f] = tfs[f];
+    if (min_len[f] == 0 || lens[f] < min_len[f]) min_len[f] = lens[f];
+  }
+}
 
 // Posting-list upkeep (postings.cc). Adds posting `doc` (tfs: F values; its
-// `count` positions, field by field) to p in document order: appended when
-// doc is past the last posting (filling the last block, then a new one),
-// inserted into its block otherwise (splitting a full block). doc must not
-// be in p.
-void AddPosting(TermPostings& p, std::uint32_t doc, const std::uint32_t* tfs, std::size_t nf,
+// `count` positions, field by field) of `data`'s list p in document order,
+// widening p's bounds by it (doc's lengths are set): appended when doc is
+// past the last posting (filling the last block, then a new one), inserted
+// into its block otherwise (splitting a full block, whose halves' bounds
+// are recomputed). doc must not be in p.
+void AddPosting(const IndexData& data, TermPostings& p, std::uint32_t doc, const std::uint32_t* tfs,
                 const std::uint32_t* pos, std::uint32_t count);
 // AddPosting for the common case, inline: doc past the last posting and room
 // in the last block; everything else goes to AddPosting.
-inline void AppendPosting(TermPostings& p, std::uint32_t doc, const std::uint32_t* tfs,
-                          std::size_t nf, const std::uint32_t* pos, std::uint32_t count) {
-  if (p.blocks.empty()) return AddPosting(p, doc, tfs, nf, pos, count);
+inline void AppendPosting(const IndexData& data, TermPostings& p, std::uint32_t doc,
+                          const std::uint32_t* tfs, const std::uint32_t* pos, std::uint32_t count) {
+  if (p.blocks.empty()) return AddPosting(data, p, doc, tfs, pos, count);
   PostingBlock& k = p.blocks.back();
   if (k.docs.back() >= doc || k.size() >= TermPostings::kBlockPostings ||
       k.positions.size() >= TermPostings::kBlockPositions) {
-    return AddPosting(p, doc, tfs, nf, pos, count);
+    return AddPosting(data, p, doc, tfs, pos, count);
   }
+  const std::size_t nf = data.num_fields();
+  WidenBounds(p.max_tf.data(), p.min_len.data(), tfs,
+              data.lengths.data() + static_cast<std::size_t>(doc) * nf, nf);
+  const float t = data.BoundTf(doc, tfs);
+  p.block_max_t.back() = std::max(p.block_max_t.back(), t);
+  p.max_t = std::max(p.max_t, t);
   ++p.count;
   p.lasts.back() = doc;
   k.docs.push_back(doc);

@@ -51,6 +51,17 @@ bool Full(const PostingBlock& k) {
          k.positions.size() >= TermPostings::kBlockPositions;
 }
 
+// Block b's bound, recomputed exactly from its postings.
+void ExactBlockBound(const IndexData& data, TermPostings& p, std::size_t b) {
+  const std::size_t nf = data.num_fields();
+  const PostingBlock& k = p.blocks[b];
+  float t = 0;
+  for (std::size_t i = 0; i < k.size(); ++i) {
+    t = std::max(t, data.BoundTf(k.docs[i], k.tfs.data() + i * nf));
+  }
+  p.block_max_t[b] = t;
+}
+
 }  // namespace
 
 const std::uint32_t* PostingBlock::field_positions(std::size_t i, std::size_t field,
@@ -98,8 +109,13 @@ void PrefetchPostings(const IndexData& data, const std::vector<std::uint32_t>& t
   }
 }
 
-void AddPosting(TermPostings& p, std::uint32_t doc, const std::uint32_t* tfs, std::size_t nf,
+void AddPosting(const IndexData& data, TermPostings& p, std::uint32_t doc, const std::uint32_t* tfs,
                 const std::uint32_t* pos, std::uint32_t count) {
+  const std::size_t nf = data.num_fields();
+  WidenBounds(p.max_tf.data(), p.min_len.data(), tfs,
+              data.lengths.data() + static_cast<std::size_t>(doc) * nf, nf);
+  const float t = data.BoundTf(doc, tfs);
+  p.max_t = std::max(p.max_t, t);
   ++p.count;
   if (p.blocks.empty() || p.blocks.back().docs.back() < doc) {
     // Past the last posting: append, to a new block when the last is full.
@@ -116,8 +132,10 @@ void AddPosting(TermPostings& p, std::uint32_t doc, const std::uint32_t* tfs, st
       }
       p.blocks.push_back(std::move(next));
       p.lasts.push_back(doc);
+      p.block_max_t.push_back(0);
     }
     PostingBlock& k = p.blocks.back();
+    p.block_max_t.back() = std::max(p.block_max_t.back(), t);
     p.lasts.back() = doc;
     k.docs.push_back(doc);
     k.tfs.insert(k.tfs.end(), tfs, tfs + nf);
@@ -133,6 +151,7 @@ void AddPosting(TermPostings& p, std::uint32_t doc, const std::uint32_t* tfs, st
     at.i = p.blocks[at.block].size();
   }
   PostingBlock& k = p.blocks[at.block];
+  p.block_max_t[at.block] = std::max(p.block_max_t[at.block], t);
   const std::size_t i = at.i;
   const std::uint32_t start = k.pos_start[i];
   k.docs.insert(k.docs.begin() + static_cast<Diff>(i), doc);
@@ -148,6 +167,9 @@ void AddPosting(TermPostings& p, std::uint32_t doc, const std::uint32_t* tfs, st
     const auto b = static_cast<Diff>(at.block);
     p.lasts.insert(p.lasts.begin() + b, k.docs.back());  // the right half keeps the old last
     p.blocks.insert(p.blocks.begin() + b + 1, std::move(right));
+    p.block_max_t.insert(p.block_max_t.begin() + b + 1, 0);
+    ExactBlockBound(data, p, at.block);
+    ExactBlockBound(data, p, at.block + 1);
   }
 }
 
@@ -169,6 +191,7 @@ void RemovePosting(TermPostings& p, std::uint32_t doc, std::size_t nf) {
   if (k.size() == 0) {
     p.blocks.erase(p.blocks.begin() + b);
     p.lasts.erase(p.lasts.begin() + b);
+    p.block_max_t.erase(p.block_max_t.begin() + b);
     return;
   }
   p.lasts[at.block] = k.docs.back();
@@ -181,12 +204,16 @@ void RemovePosting(TermPostings& p, std::uint32_t doc, std::size_t nf) {
     const std::size_t n = p.blocks.size();
     if (at.block + 1 < n && fits(k, p.blocks[at.block + 1])) {
       MoveTail(p.blocks[at.block + 1], 0, k, nf);
+      p.block_max_t[at.block] = std::max(p.block_max_t[at.block], p.block_max_t[at.block + 1]);
       p.blocks.erase(p.blocks.begin() + b + 1);
       p.lasts.erase(p.lasts.begin() + b);  // k now ends where the next did
+      p.block_max_t.erase(p.block_max_t.begin() + b + 1);
     } else if (at.block > 0 && fits(p.blocks[at.block - 1], k)) {
       MoveTail(k, 0, p.blocks[at.block - 1], nf);
+      p.block_max_t[at.block - 1] = std::max(p.block_max_t[at.block - 1], p.block_max_t[at.block]);
       p.blocks.erase(p.blocks.begin() + b);
       p.lasts.erase(p.lasts.begin() + b - 1);  // the previous now ends where k did
+      p.block_max_t.erase(p.block_max_t.begin() + b);
       return;
     }
   }

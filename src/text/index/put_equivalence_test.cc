@@ -72,8 +72,9 @@ struct ModelPosting {
   std::vector<std::uint32_t> positions;
 };
 
-// `exact_bounds`: the per-term pruning bounds must equal the model's (a
-// loaded index); otherwise they must bound it (Remove leaves them loose).
+// `exact_bounds`: the per-term and per-block pruning bounds must equal the
+// model's (a loaded index); otherwise they must bound it (Remove leaves them
+// loose). The blocks' tf~ are taken at the index's bound_avglen.
 void CheckAgainstModel(const TextIndex& index,
                        const std::map<std::uint32_t, std::vector<std::string>>& docs,
                        bool exact_bounds) {
@@ -132,6 +133,7 @@ void CheckAgainstModel(const TextIndex& index,
       for (std::size_t i = 0; i < k.size(); ++i) at.emplace_back(b, i);
     }
     ASSERT_EQ(at.size(), by_doc.size()) << term;
+    std::vector<float> block_t(p.blocks.size(), 0);  // the largest tf~ in each block
     std::size_t i = 0;
     for (const auto& [doc, mp] : by_doc) {
       const PostingBlock& k = p.block(at[i].first);
@@ -150,8 +152,18 @@ void CheckAgainstModel(const TextIndex& index,
         }
       }
       EXPECT_EQ(positions, mp.positions) << term << " doc " << doc;
+      block_t[at[i].first] = std::max(block_t[at[i].first], d.BoundTf(doc, mp.tfs.data()));
       forward[doc].push_back(id);
       ++i;
+    }
+    ASSERT_EQ(p.block_max_t.size(), p.blocks.size()) << term;
+    const float max_t = block_t.empty() ? 0 : *std::max_element(block_t.begin(), block_t.end());
+    if (exact_bounds) {
+      EXPECT_EQ(p.block_max_t, block_t) << term;
+      EXPECT_EQ(p.max_t, max_t) << term;
+    } else {
+      for (std::size_t b = 0; b < block_t.size(); ++b) EXPECT_GE(p.block_max_t[b], block_t[b]);
+      EXPECT_GE(p.max_t, max_t) << term;
     }
     if (exact_bounds) {
       EXPECT_EQ(p.max_tf, max_tf) << term;

@@ -304,7 +304,7 @@ StatusOr<TextIndex> TextIndex::Load(std::string_view bytes, std::uint32_t doc_li
   for (std::vector<std::uint32_t>& terms : d.doc_terms) {
     if (terms.capacity() > terms.size() + terms.size() / 4) terms.shrink_to_fit();
   }
-  for (TermPostings& p : d.postings) RecomputeBounds(d, p);
+  RebaseBounds(d);
 
   if (d.stemmed()) {
     // Each word takes at least its text (2 bytes) and its term.

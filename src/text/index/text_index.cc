@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include "text/index/stemmer.h"
@@ -12,22 +13,59 @@
 
 namespace engram::text {
 
+double IndexData::avglen(std::size_t field) const {
+  const std::uint64_t n = live.cardinality();
+  return n == 0 ? 0.0 : static_cast<double>(total_len[field]) / static_cast<double>(n);
+}
+
+float IndexData::BoundTf(std::uint32_t doc, const std::uint32_t* tfs) const {
+  // As Bm25::Score's tf~, with bound_avglen for the averages.
+  const double b = options.b;
+  const std::size_t nf = num_fields();
+  double t = 0;
+  for (std::size_t f = 0; f < nf; ++f) {
+    if (tfs[f] == 0) continue;
+    const double avg = bound_avglen[f];
+    const double norm = avg <= 0 ? 1.0 : 1.0 - b + b / avg * length(doc, f);
+    t += options.fields[f].weight * static_cast<double>(tfs[f]) / norm;
+  }
+  const auto rounded = static_cast<float>(t);
+  return rounded < t ? std::nextafter(rounded, std::numeric_limits<float>::infinity()) : rounded;
+}
+
 void RecomputeBounds(const IndexData& data, TermPostings& p) {
   const std::size_t nf = data.num_fields();
   p.max_tf.assign(nf, 0);
   p.min_len.assign(nf, 0);
+  p.block_max_t.assign(p.blocks.size(), 0);
+  p.max_t = 0;
   p.removed = 0;
-  for (const PostingBlock& k : p.blocks) {
+  for (std::size_t b = 0; b < p.blocks.size(); ++b) {
+    const PostingBlock& k = p.blocks[b];
     for (std::size_t i = 0; i < k.size(); ++i) {
-      for (std::size_t f = 0; f < nf; ++f) {
-        const std::uint32_t tf = k.tfs[i * nf + f];
-        if (tf == 0) continue;
-        const std::uint32_t len = data.length(k.docs[i], f);
-        p.max_tf[f] = std::max(p.max_tf[f], tf);
-        p.min_len[f] = p.min_len[f] == 0 ? len : std::min(p.min_len[f], len);
-      }
+      const std::uint32_t* tfs = k.tfs.data() + i * nf;
+      WidenBounds(p.max_tf.data(), p.min_len.data(), tfs,
+                  data.lengths.data() + static_cast<std::size_t>(k.docs[i]) * nf, nf);
+      p.block_max_t[b] = std::max(p.block_max_t[b], data.BoundTf(k.docs[i], tfs));
     }
+    p.max_t = std::max(p.max_t, p.block_max_t[b]);
   }
+}
+
+void RebaseBounds(IndexData& data) {
+  data.bound_avglen.resize(data.num_fields());
+  for (std::size_t f = 0; f < data.num_fields(); ++f) data.bound_avglen[f] = data.avglen(f);
+  for (TermPostings& p : data.postings) {
+    if (!p.empty()) RecomputeBounds(data, p);
+  }
+}
+
+bool BoundsStale(const IndexData& data) {
+  for (std::size_t f = 0; f < data.num_fields(); ++f) {
+    const double avg = data.avglen(f), base = data.bound_avglen[f];
+    if (base <= 0 ? avg > 0 : avg > base * kBoundSlack) return true;
+  }
+  return false;
 }
 
 namespace {
@@ -155,6 +193,7 @@ TextIndex::TextIndex(TextIndexOptions options) {
   if (options.fields.empty()) options.fields.push_back(TextField{"text", 1.0});
   data_.options = std::move(options);
   data_.total_len.assign(data_.num_fields(), 0);
+  data_.bound_avglen.assign(data_.num_fields(), 0);
 }
 
 std::size_t TextIndex::size() const {
@@ -248,6 +287,8 @@ void TextIndex::Put(std::uint32_t doc, const std::vector<std::string_view>& text
     d.total_len[f] += x.lens[f];
   }
   d.live.add(doc);
+  // Before the postings go in, so that theirs are computed with the new base.
+  if (BoundsStale(d)) RebaseBounds(d);
 
   // Positions grouped by slot: tokens come field by field in position order,
   // so each slot's run is field-major and ascending, the postings' layout.
@@ -285,6 +326,7 @@ void TextIndex::Put(std::uint32_t doc, const std::vector<std::string_view>& text
     }
     __builtin_prefetch(p.max_tf.data(), 1);
     __builtin_prefetch(p.min_len.data(), 1);
+    if (!p.blocks.empty()) __builtin_prefetch(&p.block_max_t.back(), 1);
   }
   for (const std::uint32_t id : x.slot_term) {
     const TermPostings& p = d.postings[id];
@@ -301,14 +343,7 @@ void TextIndex::Put(std::uint32_t doc, const std::vector<std::string_view>& text
     const std::uint32_t id = x.slot_term[k];
     const std::uint32_t* tfs = &x.slot_tfs[k * nf];
     const std::uint32_t begin = k == 0 ? 0 : x.slot_start[k - 1];
-    TermPostings& p = d.postings[id];
-    for (std::size_t f = 0; f < nf; ++f) {
-      if (tfs[f] > 0) {
-        p.max_tf[f] = std::max(p.max_tf[f], tfs[f]);
-        p.min_len[f] = p.min_len[f] == 0 ? x.lens[f] : std::min(p.min_len[f], x.lens[f]);
-      }
-    }
-    AppendPosting(p, doc, tfs, nf, x.positions.data() + begin, x.slot_start[k] - begin);
+    AppendPosting(d, d.postings[id], doc, tfs, x.positions.data() + begin, x.slot_start[k] - begin);
   }
 }
 
@@ -369,7 +404,7 @@ std::size_t TextIndex::MemoryBytes() const {
   for (const std::string& t : d.term_text) bytes += str(t);
   for (const SurfaceWord& w : d.surface_words) bytes += str(w.text);
   for (const TermPostings& p : d.postings) {
-    bytes += vec(p.blocks) + vec(p.lasts) + vec(p.max_tf) + vec(p.min_len);
+    bytes += vec(p.blocks) + vec(p.lasts) + vec(p.max_tf) + vec(p.min_len) + vec(p.block_max_t);
     for (const PostingBlock& k : p.blocks) bytes += k.MemoryBytes();
   }
   for (const auto& v : d.doc_terms) bytes += vec(v);

@@ -42,7 +42,19 @@ class Bm25 {
   double Idf(std::size_t n) const;
   // The score of a unit with `idf` whose per-field frequencies in document
   // `doc` are tfs[0..F). 0 when every tf is 0.
-  double Score(double idf, const std::uint32_t* tfs, std::uint32_t doc) const;
+  double Score(double idf, const std::uint32_t* tfs, std::uint32_t doc) const {
+    const std::size_t nf = weight_.size();
+    const std::uint32_t* lens = data_.lengths.data() + static_cast<std::size_t>(doc) * nf;
+    // tf~ = num / den, the fields' fractions over a common denominator, so
+    // that idf * Saturate(tf~) = idf (k1 + 1) num / (k1 den + num) takes one
+    // division, not one per field and another to saturate.
+    double t = 0;
+    for (std::size_t f = 0; f < nf; ++f) {
+      if (tfs[f] == 0) continue;
+      t += weight_[f] * static_cast<double>(tfs[f]) / Norm(f, lens[f]);
+    }
+    return idf * Saturate(t);
+  }
   // An upper bound of Score over every document whose field f has tf <=
   // max_tf[f] and length >= min_len[f] (fields with max_tf 0 never occur):
   // tf~ is increasing in tf and decreasing in len (b >= 0), and the
@@ -50,16 +62,28 @@ class Bm25 {
   double Bound(double idf, const std::vector<std::uint32_t>& max_tf,
                const std::vector<std::uint32_t>& min_len) const;
 
+  // An upper bound of Score over the postings whose tf~ at the index's
+  // bound_avglen is at most max_t (TermPostings::block_max_t): a field's
+  // tf / B_f grows with avglen_f by at most the factor avglen_f /
+  // bound_avglen_f when that is over 1 (B_f(d) at one average over B_f(d) at
+  // the other lies between 1 and their ratio), so max_t times the largest
+  // such factor bounds tf~ now. (Without a base for some field, the bound is
+  // that of any tf~: idf (k1 + 1).)
+  double BlockBound(double idf, float max_t) const;
+
   std::size_t num_docs() const { return n_docs_; }
 
  private:
-  double Norm(std::size_t field, std::uint32_t len) const;
+  double Norm(std::size_t field, std::uint32_t len) const {
+    return norm_a_[field] + norm_c_[field] * static_cast<double>(len);
+  }
   double Saturate(double t) const { return t <= 0 ? 0 : t * (k1_ + 1) / (k1_ + t); }
 
   const IndexData& data_;
   double k1_, b_;
   std::size_t n_docs_;
-  std::vector<double> avglen_, weight_;
+  std::vector<double> avglen_, weight_, norm_a_, norm_c_;
+  double growth_ = 1;  // BlockBound's factor
 };
 
 }  // namespace engram::text

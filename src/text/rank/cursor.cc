@@ -68,6 +68,31 @@ bool UnitCursor::SeekWord(std::size_t w, std::uint32_t target) {
   return true;
 }
 
+bool UnitCursor::ShallowSeek(std::uint32_t target, Block* block) {
+  const std::vector<std::uint32_t>& lasts = words_[0].postings->lasts;
+  // Galloping from the block found last (or the cursor's, if further).
+  std::size_t lo = std::max(shallow_, words_[0].block);
+  if (lo >= lasts.size()) return false;
+  if (lasts[lo] < target) {
+    std::size_t step = 1, hi = lo + 1;
+    while (hi < lasts.size() && lasts[hi] < target) {
+      lo = hi;
+      step *= 2;
+      hi = lo + step;
+    }
+    hi = std::min(hi, lasts.size());
+    lo = std::lower_bound(lasts.begin() + static_cast<std::ptrdiff_t>(lo) + 1,
+                          lasts.begin() + static_cast<std::ptrdiff_t>(hi), target) -
+         lasts.begin();
+  }
+  shallow_ = lo;
+  if (lo == lasts.size()) return false;
+  block->index = lo;
+  block->first = words_[0].postings->blocks[lo].docs.front();
+  block->last = lasts[lo];
+  return true;
+}
+
 void UnitCursor::SiftDown(std::size_t i) {
   const std::size_t n = heap_.size();
   const std::uint32_t w = heap_[i];

@@ -22,6 +22,14 @@ class UnitCursor {
   std::uint32_t doc() const { return doc_; }  // kNoDoc when exhausted
   // Moves to the first document >= target containing the unit (never back).
   void Seek(std::uint32_t target);
+  // Seek(doc() + 1), with a shortcut for a one-term unit.
+  void Next() {
+    if (doc_ == kNoDoc) return;
+    if (!single()) return Seek(doc_ + 1);
+    Word& w = words_[0];
+    if (++w.i == w.current->size()) w.Enter(w.block + 1);
+    doc_ = w.current != nullptr ? w.doc() : kNoDoc;
+  }
   // The unit's per-field frequencies in doc() (F values); valid until the
   // next call.
   const std::uint32_t* tfs();
@@ -30,6 +38,18 @@ class UnitCursor {
     Seek(doc);
     return doc_ == doc;
   }
+
+  // Block-max pruning. A unit of one term (single()) has per-block bounds
+  // (TermPostings::block_max_t); phrases and prefixes have only the unit's.
+  bool single() const { return words_.size() == 1 && !any_; }
+  // The block of a single() unit that holds its first posting >= target,
+  // found without moving the cursor (targets never decrease): its index and
+  // its first and last documents; false when no posting is >= target.
+  struct Block {
+    std::size_t index = 0;
+    std::uint32_t first = 0, last = 0;
+  };
+  bool ShallowSeek(std::uint32_t target, Block* block);
 
  private:
   // One word's place in its postings, with the current block's arrays at
@@ -70,6 +90,7 @@ class UnitCursor {
   // min-heap, so a seek costs O(log words) per posting passed; else empty.
   bool any_ = false;
   std::vector<std::uint32_t> heap_;
+  std::size_t shallow_ = 0;  // ShallowSeek's block
   std::uint32_t doc_ = 0;
 };
 

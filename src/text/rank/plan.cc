@@ -96,7 +96,11 @@ class Compiler {
   double Bound(const PlanUnit& u) const {
     UnitBound bound(u.any, data_.num_fields());
     for (std::uint32_t w : u.words) bound.Add(data_.postings[w].max_tf, data_.postings[w].min_len);
-    return bound.Score(bm25_, u.idf);
+    const double by_field = bound.Score(bm25_, u.idf);
+    if (u.words.size() != 1 || u.any) return by_field;
+    // One term: its largest tf~ bounds it too, often much closer (the
+    // per-field figures may come from different postings).
+    return std::min(by_field, bm25_.BlockBound(u.idf, data_.postings[u.words[0]].max_t));
   }
 
   const IndexData& data_;

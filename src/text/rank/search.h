@@ -23,6 +23,10 @@ namespace engram::text {
 // only those cannot enter the top k), so candidates come from the essential
 // units' postings only, and a candidate's remaining units are scored only
 // while its partial score plus their bounds can still beat the threshold.
+// The bounds are block-max bounds: documents go by in windows within which
+// each one-term unit's postings lie in one block, bounded by that block's
+// figures (TermPostings::block_max_t), the split is made per window, and a
+// window whose bounds cannot beat the threshold is skipped unread.
 // When `deadline` passes, the walk stops with the best hits found so far and
 // sets stats->stopped.
 std::vector<TextHit> MaxScoreTopK(const IndexData& data, const Plan& plan, const Bm25& bm25,
