@@ -45,9 +45,6 @@ class Bm25 {
   double Score(double idf, const std::uint32_t* tfs, std::uint32_t doc) const {
     const std::size_t nf = weight_.size();
     const std::uint32_t* lens = data_.lengths.data() + static_cast<std::size_t>(doc) * nf;
-    // tf~ = num / den, the fields' fractions over a common denominator, so
-    // that idf * Saturate(tf~) = idf (k1 + 1) num / (k1 den + num) takes one
-    // division, not one per field and another to saturate.
     double t = 0;
     for (std::size_t f = 0; f < nf; ++f) {
       if (tfs[f] == 0) continue;

@@ -73,6 +73,10 @@ bool UnitCursor::ShallowSeek(std::uint32_t target, Block* block) {
   // Galloping from the block found last (or the cursor's, if further).
   std::size_t lo = std::max(shallow_, words_[0].block);
   if (lo >= lasts.size()) return false;
+  if (lo == shallow_block_.index && lasts[lo] >= target) {
+    *block = shallow_block_;
+    return true;
+  }
   if (lasts[lo] < target) {
     std::size_t step = 1, hi = lo + 1;
     while (hi < lasts.size() && lasts[hi] < target) {
@@ -87,9 +91,8 @@ bool UnitCursor::ShallowSeek(std::uint32_t target, Block* block) {
   }
   shallow_ = lo;
   if (lo == lasts.size()) return false;
-  block->index = lo;
-  block->first = words_[0].postings->blocks[lo].docs.front();
-  block->last = lasts[lo];
+  shallow_block_ = Block{lo, words_[0].postings->blocks[lo].docs.front(), lasts[lo]};
+  *block = shallow_block_;
   return true;
 }
 
@@ -108,8 +111,7 @@ void UnitCursor::SiftDown(std::size_t i) {
   heap_[i] = w;
 }
 
-void UnitCursor::Seek(std::uint32_t target) {
-  if (doc_ == kNoDoc || doc_ >= target) return;
+void UnitCursor::SeekAhead(std::uint32_t target) {
   if (any_) {
     // Move every word behind target forward, the smallest first; a word
     // that runs out leaves the heap.
@@ -189,14 +191,10 @@ void UnitCursor::SumTfs(std::size_t i) {
   SumTfs(2 * i + 2);
 }
 
-const std::uint32_t* UnitCursor::tfs() {
-  if (any_) {
-    std::fill(tfs_.begin(), tfs_.end(), 0);
-    SumTfs(0);
-    return tfs_.data();
-  }
-  if (words_.size() > 1) return tfs_.data();
-  return words_[0].tfs(data_.num_fields());
+const std::uint32_t* UnitCursor::SumPrefixTfs() {
+  std::fill(tfs_.begin(), tfs_.end(), 0);
+  SumTfs(0);
+  return tfs_.data();
 }
 
 }  // namespace engram::text

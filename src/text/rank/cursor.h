@@ -21,7 +21,9 @@ class UnitCursor {
 
   std::uint32_t doc() const { return doc_; }  // kNoDoc when exhausted
   // Moves to the first document >= target containing the unit (never back).
-  void Seek(std::uint32_t target);
+  void Seek(std::uint32_t target) {
+    if (doc_ < target) SeekAhead(target);  // kNoDoc is never below
+  }
   // Seek(doc() + 1), with a shortcut for a one-term unit.
   void Next() {
     if (doc_ == kNoDoc) return;
@@ -32,7 +34,11 @@ class UnitCursor {
   }
   // The unit's per-field frequencies in doc() (F values); valid until the
   // next call.
-  const std::uint32_t* tfs();
+  const std::uint32_t* tfs() {
+    if (any_) return SumPrefixTfs();
+    if (words_.size() > 1) return tfs_.data();
+    return words_[0].tfs(data_.num_fields());
+  }
   // Whether the unit occurs in `doc`, seeking to it (doc >= previous targets).
   bool Has(std::uint32_t doc) {
     Seek(doc);
@@ -67,6 +73,10 @@ class UnitCursor {
     std::uint32_t doc() const { return current->docs[i]; }
     const std::uint32_t* tfs(std::size_t nf) const { return current->tfs.data() + i * nf; }
   };
+  // Seek, for a target past doc().
+  void SeekAhead(std::uint32_t target);
+  // tfs() of a prefix: the sums over its words at doc().
+  const std::uint32_t* SumPrefixTfs();
   // Gallops word w to the first doc >= target (across blocks by their last
   // documents, then within one); false at end.
   bool SeekWord(std::size_t w, std::uint32_t target);
@@ -90,7 +100,8 @@ class UnitCursor {
   // min-heap, so a seek costs O(log words) per posting passed; else empty.
   bool any_ = false;
   std::vector<std::uint32_t> heap_;
-  std::size_t shallow_ = 0;  // ShallowSeek's block
+  std::size_t shallow_ = 0;              // ShallowSeek's block
+  Block shallow_block_{SIZE_MAX, 0, 0};  // and what it found there
   std::uint32_t doc_ = 0;
 };
 

@@ -29,13 +29,19 @@ std::vector<TextHit> Run(const IndexData& data, const DefaultQuery& query, std::
       (stats && stats->stopped)) {
     return hits;
   }
-  roaring::Roaring rest = allowed ? *allowed : data.live;
-  for (const TextHit& h : hits) rest.remove(h.doc);
+  // The best k of the OR hold the strict hits (they match it too) and at
+  // least k - |strict| others: those, in order, fill the places.
   const Node partial = Node::Group(Node::Kind::kOr, root.children);
-  std::vector<TextHit> more =
-      evaluate(CompilePlan(data, bm25, partial, max_expansions), k - hits.size(), &rest);
-  if (!more.empty() && stats) stats->relaxed = true;
-  hits.insert(hits.end(), more.begin(), more.end());
+  const std::vector<TextHit> more =
+      evaluate(CompilePlan(data, bm25, partial, max_expansions), k, allowed);
+  const std::size_t strict = hits.size();
+  for (const TextHit& h : more) {
+    if (hits.size() == k) break;
+    bool seen = false;
+    for (std::size_t i = 0; i < strict && !seen; ++i) seen = hits[i].doc == h.doc;
+    if (!seen) hits.push_back(h);
+  }
+  if (hits.size() > strict && stats) stats->relaxed = true;
   return hits;
 }
 
