@@ -56,6 +56,10 @@ class UnitCursor {
     std::uint32_t first = 0, last = 0;
   };
   bool ShallowSeek(std::uint32_t target, Block* block);
+  // A single() unit's current block and where doc() is in it, so that a
+  // window's postings can be read straight from the block; null at the end.
+  const PostingBlock* current_block() const { return words_[0].current; }
+  std::size_t at() const { return words_[0].i; }
 
  private:
   // One word's place in its postings, with the current block's arrays at

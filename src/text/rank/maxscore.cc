@@ -1,317 +1,271 @@
-// MaxScore (search.h) and the zero-score tier.
+// MaxScore with block-max windows (search.h, maxscore.h): the windows,
+// and the document-at-a-time walk.
+#include "text/rank/maxscore.h"
+
 #include <algorithm>
 #include <vector>
 
-#include "text/rank/cursor.h"
 #include "text/rank/search.h"
-#include "text/rank/top_k.h"
 
 namespace engram::text {
-
 namespace {
 
-// MaxScoreTopK for a plan of one term whose postings the allowed-set does
-// not drive: the blocks in order, each skipped when its bound cannot beat
-// the threshold, else its postings scored straight from its arrays.
-std::vector<TextHit> OneTermTopK(const IndexData& data, const PlanUnit& unit, const Bm25& bm25,
-                                 std::size_t k, const roaring::Roaring* allowed,
-                                 TextSearchStats* stats, const Deadline* deadline) {
-  DeadlinePoll poll(deadline);
-  const std::size_t nf = data.num_fields();
-  const TermPostings& p = data.postings[unit.words[0]];
-  TopK top(k);
-  std::size_t scored = 0;
-  for (std::size_t b = 0; b < p.blocks.size(); ++b) {
-    if (poll.Passed()) {
-      if (stats) stats->stopped = true;
-      break;
-    }
-    double theta = top.threshold();
-    if (Prunable(std::min(unit.bound, bm25.BlockBound(unit.idf, p.block_max_t[b])), theta)) {
-      continue;
-    }
-    const PostingBlock& block = p.blocks[b];
-    for (std::size_t i = 0; i < block.size(); ++i) {
-      const std::uint32_t doc = block.docs[i];
-      if (allowed != nullptr && !allowed->contains(doc)) continue;
-      const double score = bm25.Score(unit.idf, block.tfs.data() + i * nf, doc);
-      ++scored;
-      if (score < theta) continue;  // a tie loses too: doc comes after the kept hits
-      top.Push(TextHit{doc, score});
-      theta = top.threshold();
-    }
-  }
-  if (stats) {
-    stats->candidates += scored;
-    stats->postings_scored += scored;
-  }
-  return top.Take();
+bool IsLeaf(const PlanNode& n) {
+  return n.children.empty() && n.kind != Node::Kind::kAnd && n.kind != Node::Kind::kOr &&
+         n.kind != Node::Kind::kNot;
 }
 
 }  // namespace
 
-std::vector<TextHit> MaxScoreTopK(const IndexData& data, const Plan& plan, const Bm25& bm25,
-                                  std::size_t k, const roaring::Roaring* allowed,
-                                  TextSearchStats* stats, const Deadline* deadline) {
-  if (plan.units.size() == 1 && plan.units[0].scoring && plan.units[0].words.size() == 1 &&
-      !plan.units[0].any && plan.root.children.empty() && plan.root.units.size() == 1 &&
-      (allowed == nullptr ||
-       allowed->cardinality() * 4 >= data.postings[plan.units[0].words[0]].size())) {
-    return OneTermTopK(data, plan.units[0], bm25, k, allowed, stats, deadline);
+MaxScore::MaxScore(const IndexData& data, const Plan& plan, const Bm25& bm25, std::size_t k,
+                   const roaring::Roaring* allowed, TextSearchStats* stats,
+                   const Deadline* deadline)
+    : data_(data),
+      plan_(plan),
+      bm25_(bm25),
+      allowed_(allowed),
+      stats_(stats),
+      poll_(deadline),
+      top_(k) {
+  const std::size_t n = plan.units.size();
+  cursors_.reserve(n);
+  for (const PlanUnit& u : plan.units) cursors_.emplace_back(data, u);
+  std::size_t postings = 0;
+  for (std::size_t u = 0; u < n; ++u) {
+    if (!plan.units[u].scoring) continue;
+    order_.push_back(u);
+    for (std::uint32_t w : plan.units[u].words) postings += data.postings[w].size();
   }
-  DeadlinePoll poll(deadline);
-  auto stop = [&] {
-    if (!poll.Passed()) return false;
-    if (stats) stats->stopped = true;
-    return true;
-  };
-  std::vector<UnitCursor> cursors;
-  cursors.reserve(plan.units.size());
-  for (const PlanUnit& u : plan.units) cursors.emplace_back(data, u);
-  std::vector<std::size_t> order;  // the scoring units, by window bound ascending
-  for (std::size_t u = 0; u < plan.units.size(); ++u) {
-    if (plan.units[u].scoring) order.push_back(u);
-  }
-  const std::size_t m = order.size();
-
+  m_ = order_.size();
   // A selective allowed-set drives the iteration: from a document not
   // allowed, the cursors skip to the next allowed one (the documents in
   // between are no candidates), instead of visiting every posting and
   // testing each.
-  std::vector<std::uint32_t> ok_docs;
-  std::size_t ok_at = 0;
-  if (allowed != nullptr) {
-    std::size_t postings = 0;
-    for (std::size_t u : order) {
-      for (std::uint32_t w : plan.units[u].words) postings += data.postings[w].size();
-    }
-    const std::uint64_t n = allowed->cardinality();
-    if (n == 0) return {};
-    if (n * 4 < postings) {
-      ok_docs.resize(n);
-      allowed->toUint32Array(ok_docs.data());
+  if (allowed != nullptr && allowed->cardinality() * 4 < postings) {
+    ok_docs_.resize(allowed->cardinality());
+    allowed->toUint32Array(ok_docs_.data());
+  }
+  const PlanNode& root = plan.root;
+  if (root.kind == Node::Kind::kAnd) {
+    for (const PlanNode& c : root.children) {
+      if (IsLeaf(c) && c.units.size() == 1) required_.push_back(c.units[0]);
     }
   }
-  const bool drive = !ok_docs.empty();
-  // The units every match contains (the single-unit leaves of a top-level
-  // AND): candidates are the documents where all of them are (leapfrog).
-  std::vector<std::size_t> required;
-  if (plan.root.kind == Node::Kind::kAnd) {
-    for (const PlanNode& c : plan.root.children) {
-      if (c.children.empty() && c.kind != Node::Kind::kAnd && c.kind != Node::Kind::kOr &&
-          c.units.size() == 1) {
-        required.push_back(c.units[0]);
-      }
-    }
+  // A candidate holds an essential unit, and after Align every required
+  // one: an OR of positive leaves, or an AND of required ones, matches.
+  always_ = IsLeaf(root);
+  if (root.kind == Node::Kind::kOr || root.kind == Node::Kind::kAnd) {
+    always_ = root.kind == Node::Kind::kOr || required_.size() == root.children.size();
+    for (const PlanNode& c : root.children) always_ = always_ && IsLeaf(c);
   }
-  // Whether every candidate matches, so that Matches need not be asked: a
-  // candidate holds an essential unit, after align all required ones, so
-  // an OR of positive leaves, or an AND of required ones, always matches.
-  bool always = plan.root.children.empty() && plan.root.kind != Node::Kind::kNot &&
-                plan.root.kind != Node::Kind::kAnd && plan.root.kind != Node::Kind::kOr;
-  if (plan.root.kind == Node::Kind::kOr || plan.root.kind == Node::Kind::kAnd) {
-    always = plan.root.kind == Node::Kind::kOr || required.size() == plan.root.children.size();
-    for (const PlanNode& c : plan.root.children) {
-      always = always && c.children.empty() && c.kind != Node::Kind::kNot &&
-               c.kind != Node::Kind::kAnd && c.kind != Node::Kind::kOr;
-    }
+  bulk_ = always_ && required_.empty() && ok_docs_.empty();
+  bound_.assign(n, 0);
+  prefix_.assign(m_, 0);
+  blocks_.resize(n);
+  has_block_.assign(n, 0);
+  cached_.assign(n, SIZE_MAX);
+  cached_bound_.assign(n, 0);
+  contrib_.assign(n, 0);
+  if (bulk_) {
+    acc_.assign(kBulkSpan, 0);
+    seen_.assign(kBulkSpan / 64, 0);
+    window_.resize(n);
   }
-  // Moves d forward to the first document >= d that holds every required
-  // unit and is allowed (when the allowed-set drives); false when there is
-  // none. The documents skipped cannot match.
-  auto align = [&](std::uint32_t& d) {
-    while (true) {
-      if (stop()) return false;
-      std::uint32_t target = d;
-      for (std::size_t u : required) {
-        cursors[u].Seek(target);
-        target = std::max(target, cursors[u].doc());
-      }
-      if (target == kNoDoc) return false;
-      if (drive) {
-        std::size_t lo = ok_at, step = 1, hi = lo;  // gallop to the first >= target
-        while (hi < ok_docs.size() && ok_docs[hi] < target) {
-          lo = hi;
-          hi = lo + step;
-          step *= 2;
-        }
-        hi = std::min(hi, ok_docs.size());
-        ok_at = std::lower_bound(ok_docs.begin() + static_cast<std::ptrdiff_t>(lo),
-                                 ok_docs.begin() + static_cast<std::ptrdiff_t>(hi), target) -
-                ok_docs.begin();
-        if (ok_at == ok_docs.size()) return false;
-        target = ok_docs[ok_at];
-      }
-      if (target == d) return true;
-      d = target;
-    }
-  };
-
-  // Block-max: the documents go by in windows that end where the first
-  // block of a one-term unit ends, so that within a window each such unit's
-  // postings lie in one block, whose bounds bound the unit there (`bound`,
-  // 0 when the block starts past the window). Other units keep their
-  // list-wide bound. The units are ordered by these window bounds, and the
-  // essential/non-essential split of MaxScore is made per window; a window
-  // whose bounds sum to no more than the threshold is skipped whole.
-  std::vector<double> bound(plan.units.size(), 0);
-  std::vector<double> prefix(m);  // prefix[i]: the bounds of order[0..i]
-  std::vector<std::size_t> cached(plan.units.size(), SIZE_MAX);  // the block of cached_bound
-  std::vector<double> cached_bound(plan.units.size(), 0);
-  std::vector<UnitCursor::Block> blocks(plan.units.size());  // a single() unit's in the window
-  std::vector<char> has_block(plan.units.size(), 0);
-  auto block_bound = [&](std::size_t u, std::size_t b) {
-    if (cached[u] != b) {
-      cached[u] = b;
-      const float max_t = data.postings[plan.units[u].words[0]].block_max_t[b];
-      cached_bound[u] = std::min(plan.units[u].bound, bm25.BlockBound(plan.units[u].idf, max_t));
-    }
-    return cached_bound[u];
-  };
-
-  TopK top(k);
-  std::vector<double> contrib(plan.units.size(), 0);
-  std::vector<std::size_t> touched;
-  std::uint32_t start = 0;  // the first document not yet passed
-  while (m > 0 && !stop()) {
-    if ((drive || !required.empty()) && !align(start)) break;
-    std::uint32_t end = kNoDoc - 1;  // the window is [start, end]
-    for (std::size_t u : order) {
-      if (!cursors[u].single()) continue;
-      has_block[u] = cursors[u].ShallowSeek(start, &blocks[u]);
-      if (has_block[u]) end = std::min(end, blocks[u].last);
-    }
-    for (std::size_t u : order) {
-      if (!cursors[u].single()) {
-        bound[u] = cursors[u].doc() == kNoDoc ? 0 : plan.units[u].bound;
-      } else {  // a block that starts past the window has no posting in it
-        bound[u] = has_block[u] && blocks[u].first <= end ? block_bound(u, blocks[u].index) : 0;
-      }
-    }
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return bound[a] < bound[b]; });
-    for (std::size_t i = 0; i < m; ++i) prefix[i] = (i ? prefix[i - 1] : 0) + bound[order[i]];
-    std::size_t essential = 0;  // order[essential..m) are the essential units
-    while (essential < m && Prunable(prefix[essential], top.threshold())) ++essential;
-    bool skip = essential == m;
-    for (std::size_t u : required) skip = skip || bound[u] == 0;  // a unit every match needs
-    bool done = false;
-    std::uint32_t d = kNoDoc;
-    if (!skip) {
-      for (std::size_t i = essential; i < m; ++i) {
-        cursors[order[i]].Seek(start);
-        d = std::min(d, cursors[order[i]].doc());
-      }
-    }
-    auto next = [&] {  // moves the essential cursors at d past it; the next candidate
-      std::uint32_t n = kNoDoc;
-      for (std::size_t i = essential; i < m; ++i) {
-        UnitCursor& c = cursors[order[i]];
-        if (c.doc() == d) c.Next();
-        n = std::min(n, c.doc());
-      }
-      return n;
-    };
-    while (!skip && d <= end) {
-      if (drive || !required.empty()) {
-        std::uint32_t t = d;
-        if (!align(t)) {
-          done = true;
-          break;
-        }
-        if (t != d) {
-          if (t > end) break;
-          d = kNoDoc;
-          for (std::size_t i = essential; i < m; ++i) {
-            cursors[order[i]].Seek(t);
-            d = std::min(d, cursors[order[i]].doc());
-          }
-          continue;
-        }
-      } else if (stop()) {
-        done = true;
-        break;
-      }
-      if (!drive && allowed != nullptr && !allowed->contains(d)) {
-        d = next();
-        continue;
-      }
-      if (stats) ++stats->candidates;
-      const double theta = top.threshold();
-      double ub = essential ? prefix[essential - 1] : 0;
-      for (std::size_t i = essential; i < m; ++i) {
-        if (cursors[order[i]].doc() == d) ub += bound[order[i]];
-      }
-      if (Prunable(ub, theta) ||
-          (!always && !Matches(plan.root, [&](std::size_t u) { return cursors[u].Has(d); }))) {
-        d = next();
-        continue;
-      }
-      // Score the units present, largest bound first, while the document can
-      // still beat the threshold.
-      double partial = 0, remaining = ub;
-      bool pruned = false;
-      touched.clear();
-      for (std::size_t i = m; i-- > 0;) {
-        const std::size_t u = order[i];
-        if (i >= essential && cursors[u].doc() != d) continue;  // not counted in ub
-        if (Prunable(partial + remaining, theta)) {
-          pruned = true;
-          break;
-        }
-        remaining -= bound[u];
-        if (bound[u] == 0 || !cursors[u].Has(d)) continue;
-        contrib[u] = bm25.Score(plan.units[u].idf, cursors[u].tfs(), d);
-        if (stats) ++stats->postings_scored;
-        partial += contrib[u];
-        touched.push_back(u);
-      }
-      if (!pruned) {
-        // The score is summed in unit order, exactly as the oracle does.
-        std::sort(touched.begin(), touched.end());
-        double score = 0;
-        for (std::size_t u : touched) score += contrib[u];
-        top.Push(TextHit{d, score});
-        if (top.full()) {
-          while (essential < m && Prunable(prefix[essential], top.threshold())) ++essential;
-          if (essential == m) break;  // nothing left in the window can enter
-        }
-      }
-      d = next();
-    }
-    if (done || end == kNoDoc - 1) break;
-    start = end + 1;
-  }
-  return top.Take();
 }
 
-std::vector<TextHit> ZeroScoreDocs(const IndexData& data, const Plan& plan, std::size_t k,
-                                   const roaring::Roaring* allowed, TextSearchStats* stats,
-                                   const Deadline* deadline) {
-  std::vector<TextHit> out;
-  if (k == 0) return out;
-  DeadlinePoll poll(deadline);
-  std::vector<UnitCursor> cursors;
-  cursors.reserve(plan.units.size());
-  for (const PlanUnit& u : plan.units) cursors.emplace_back(data, u);
-  const roaring::Roaring& docs = allowed ? *allowed : data.live;
-  for (std::uint32_t d : docs) {
-    if (poll.Passed()) {
-      if (stats) stats->stopped = true;
-      break;
+bool MaxScore::Stop() {
+  if (!poll_.Passed()) return false;
+  if (stats_) stats_->stopped = true;
+  return true;
+}
+
+bool MaxScore::Align(std::uint32_t& d) {
+  while (true) {
+    if (Stop()) return false;
+    std::uint32_t target = d;
+    for (std::size_t u : required_) {
+      cursors_[u].Seek(target);
+      target = std::max(target, cursors_[u].doc());
     }
-    if (allowed && !data.live.contains(d)) continue;
-    auto has = [&](std::size_t u) { return cursors[u].Has(d); };
-    if (!Matches(plan.root, has)) continue;
-    bool positive = false;
-    for (std::size_t u = 0; u < plan.units.size() && !positive; ++u) {
-      positive = plan.units[u].scoring && has(u);
+    if (target == kNoDoc) return false;
+    if (!ok_docs_.empty()) {
+      std::size_t lo = ok_at_, step = 1, hi = lo;  // gallop to the first >= target
+      while (hi < ok_docs_.size() && ok_docs_[hi] < target) {
+        lo = hi;
+        hi = lo + step;
+        step *= 2;
+      }
+      hi = std::min(hi, ok_docs_.size());
+      ok_at_ = std::lower_bound(ok_docs_.begin() + static_cast<std::ptrdiff_t>(lo),
+                                ok_docs_.begin() + static_cast<std::ptrdiff_t>(hi), target) -
+               ok_docs_.begin();
+      if (ok_at_ == ok_docs_.size()) return false;
+      target = ok_docs_[ok_at_];
     }
-    if (positive) continue;
-    out.push_back(TextHit{d, 0.0});
-    if (out.size() == k) break;
+    if (target == d) return true;
+    d = target;
   }
-  return out;
+}
+
+double MaxScore::BlockBound(std::size_t u, std::size_t block) {
+  if (cached_[u] != block) {
+    cached_[u] = block;
+    const PlanUnit& unit = plan_.units[u];
+    const float max_t = data_.postings[unit.words[0]].block_max_t[block];
+    cached_bound_[u] = std::min(unit.bound, bm25_.BlockBound(unit.idf, max_t));
+  }
+  return cached_bound_[u];
+}
+
+bool MaxScore::Open(std::uint32_t start, std::uint32_t* end) {
+  *end = kNoDoc - 1;
+  for (std::size_t u : order_) {
+    if (!cursors_[u].single()) continue;
+    has_block_[u] = cursors_[u].ShallowSeek(start, &blocks_[u]);
+    if (has_block_[u]) *end = std::min(*end, blocks_[u].last);
+  }
+  for (std::size_t u : order_) {
+    if (!cursors_[u].single()) {
+      bound_[u] = cursors_[u].doc() == kNoDoc ? 0 : plan_.units[u].bound;
+    } else {  // a block that starts past the window has no posting in it
+      const bool in = has_block_[u] && blocks_[u].first <= *end;
+      bound_[u] = in ? BlockBound(u, blocks_[u].index) : 0;
+    }
+  }
+  std::stable_sort(order_.begin(), order_.end(),
+                   [&](std::size_t a, std::size_t b) { return bound_[a] < bound_[b]; });
+  for (std::size_t i = 0; i < m_; ++i) prefix_[i] = (i ? prefix_[i - 1] : 0) + bound_[order_[i]];
+  essential_ = 0;
+  while (essential_ < m_ && Prunable(prefix_[essential_], top_.threshold())) ++essential_;
+  if (essential_ == m_) return false;
+  for (std::size_t u : required_) {
+    if (bound_[u] == 0) return false;  // a unit every match needs is not in the window
+  }
+  return true;
+}
+
+std::vector<TextHit> MaxScore::Run() {
+  if (m_ == 0 || (allowed_ != nullptr && allowed_->cardinality() == 0)) return {};
+  std::uint32_t start = 0;  // the first document not yet passed
+  while (!Stop()) {
+    if ((!ok_docs_.empty() || !required_.empty()) && !Align(start)) break;
+    std::uint32_t end;
+    if (Open(start, &end)) {
+      bool sum = bulk_;
+      for (std::size_t i = essential_; i < m_ && sum; ++i) sum = cursors_[order_[i]].single();
+      if (!(sum ? SumWindow(start, end) : WalkWindow(start, end))) break;
+    }
+    if (end == kNoDoc - 1) break;
+    start = end + 1;
+  }
+  return top_.Take();
+}
+
+bool MaxScore::WalkWindow(std::uint32_t start, std::uint32_t end) {
+  std::uint32_t d = kNoDoc;
+  for (std::size_t i = essential_; i < m_; ++i) {
+    cursors_[order_[i]].Seek(start);
+    d = std::min(d, cursors_[order_[i]].doc());
+  }
+  auto next = [&] {  // moves the essential cursors at d past it; the next candidate
+    std::uint32_t n = kNoDoc;
+    for (std::size_t i = essential_; i < m_; ++i) {
+      UnitCursor& c = cursors_[order_[i]];
+      if (c.doc() == d) c.Next();
+      n = std::min(n, c.doc());
+    }
+    return n;
+  };
+  while (d <= end) {
+    if (!ok_docs_.empty() || !required_.empty()) {
+      std::uint32_t t = d;
+      if (!Align(t)) return false;
+      if (t != d) {
+        if (t > end) return true;
+        d = kNoDoc;
+        for (std::size_t i = essential_; i < m_; ++i) {
+          cursors_[order_[i]].Seek(t);
+          d = std::min(d, cursors_[order_[i]].doc());
+        }
+        continue;
+      }
+    } else if (Stop()) {
+      return false;
+    }
+    if (ok_docs_.empty() && allowed_ != nullptr && !allowed_->contains(d)) {
+      d = next();
+      continue;
+    }
+    if (stats_) ++stats_->candidates;
+    const double theta = top_.threshold();
+    double ub = essential_ ? prefix_[essential_ - 1] : 0;
+    for (std::size_t i = essential_; i < m_; ++i) {
+      if (cursors_[order_[i]].doc() == d) ub += bound_[order_[i]];
+    }
+    if (Prunable(ub, theta) ||
+        (!always_ && !Matches(plan_.root, [&](std::size_t u) { return cursors_[u].Has(d); }))) {
+      d = next();
+      continue;
+    }
+    // The essential units at d, largest bound first, while d can still beat
+    // the threshold; then the others.
+    double partial = 0, remaining = ub;
+    bool pruned = false;
+    present_.clear();
+    for (std::size_t i = m_; i-- > essential_ && !pruned;) {
+      const std::size_t u = order_[i];
+      if (cursors_[u].doc() != d) continue;  // not counted in ub
+      pruned = Prunable(partial + remaining, theta);
+      if (pruned) break;
+      remaining -= bound_[u];
+      contrib_[u] = ScoreAt(u, d);
+      partial += contrib_[u];
+      present_.push_back(u);
+    }
+    if (!pruned && Complete(d, essential_, theta, partial, remaining)) {
+      Keep(d);
+      if (top_.full()) {
+        while (essential_ < m_ && Prunable(prefix_[essential_], top_.threshold())) ++essential_;
+        if (essential_ == m_) return true;  // nothing left in the window can enter
+      }
+    }
+    d = next();
+  }
+  return true;
+}
+
+bool MaxScore::Complete(std::uint32_t d, std::size_t essential, double theta, double partial,
+                        double remaining) {
+  for (std::size_t i = essential; i-- > 0;) {
+    const std::size_t u = order_[i];
+    if (Prunable(partial + remaining, theta)) return false;
+    remaining -= bound_[u];
+    if (bound_[u] == 0 || !cursors_[u].Has(d)) continue;
+    contrib_[u] = ScoreAt(u, d);
+    partial += contrib_[u];
+    present_.push_back(u);
+  }
+  return !Prunable(partial, theta);
+}
+
+void MaxScore::Keep(std::uint32_t d) {
+  std::sort(present_.begin(), present_.end());
+  double score = 0;
+  for (std::size_t u : present_) score += contrib_[u];
+  top_.Push(TextHit{d, score});
+}
+
+std::vector<TextHit> MaxScoreTopK(const IndexData& data, const Plan& plan, const Bm25& bm25,
+                                  std::size_t k, const roaring::Roaring* allowed,
+                                  TextSearchStats* stats, const Deadline* deadline) {
+  const bool one_term = plan.units.size() == 1 && plan.units[0].scoring &&
+                        plan.units[0].words.size() == 1 && !plan.units[0].any &&
+                        IsLeaf(plan.root) && plan.root.units.size() == 1;
+  if (one_term && (allowed == nullptr ||
+                   allowed->cardinality() * 4 >= data.postings[plan.units[0].words[0]].size())) {
+    return OneTermTopK(data, plan.units[0], bm25, k, allowed, stats, deadline);
+  }
+  return MaxScore(data, plan, bm25, k, allowed, stats, deadline).Run();
 }
 
 }  // namespace engram::text

@@ -26,12 +26,23 @@ namespace engram::text {
 // The bounds are block-max bounds: documents go by in windows within which
 // each one-term unit's postings lie in one block, bounded by that block's
 // figures (TermPostings::block_max_t), the split is made per window, and a
-// window whose bounds cannot beat the threshold is skipped unread.
+// window whose bounds cannot beat the threshold is skipped unread. An OR of
+// terms scores a window term at a time into an array over its documents
+// (as Lucene's BooleanScorer does), then checks each document once; other
+// plans go document at a time.
 // When `deadline` passes, the walk stops with the best hits found so far and
 // sets stats->stopped.
 std::vector<TextHit> MaxScoreTopK(const IndexData& data, const Plan& plan, const Bm25& bm25,
                                   std::size_t k, const roaring::Roaring* allowed,
                                   TextSearchStats* stats, const Deadline* deadline = nullptr);
+
+// MaxScoreTopK for a plan of one term (`unit`, single word) whose postings
+// the allowed-set does not drive: the blocks in order, each skipped when
+// its bound cannot beat the threshold, else its postings scored straight
+// from its arrays. MaxScoreTopK calls it for such plans.
+std::vector<TextHit> OneTermTopK(const IndexData& data, const PlanUnit& unit, const Bm25& bm25,
+                                 std::size_t k, const roaring::Roaring* allowed,
+                                 TextSearchStats* stats, const Deadline* deadline);
 
 // The first k matching documents (ascending) that contain no scoring unit:
 // they score 0 (`NOT urban`, the `NOT b` side of `a OR NOT b`). Stops like
