@@ -58,7 +58,19 @@ MaxScore::MaxScore(const IndexData& data, const Plan& plan, const Bm25& bm25, st
     always_ = root.kind == Node::Kind::kOr || required_.size() == root.children.size();
     for (const PlanNode& c : root.children) always_ = always_ && IsLeaf(c);
   }
-  bulk_ = always_ && required_.empty() && ok_docs_.empty();
+  bulk_ = always_ && ok_docs_.empty();
+  if (bulk_ && root.kind == Node::Kind::kAnd) {
+    // An AND sums every posting of its units: worth it over leapfrogging
+    // only when no list is much longer than the shortest (the leapfrog
+    // skips most of a long list).
+    std::size_t shortest = SIZE_MAX, longest = 0;
+    for (std::size_t u : order_) {
+      const std::size_t size = data.postings[plan.units[u].words[0]].size();
+      shortest = std::min(shortest, size);
+      longest = std::max(longest, size);
+    }
+    conjunction_ = bulk_ = longest <= kBalanced * shortest;
+  }
   bound_.assign(n, 0);
   prefix_.assign(m_, 0);
   blocks_.resize(n);
@@ -69,6 +81,7 @@ MaxScore::MaxScore(const IndexData& data, const Plan& plan, const Bm25& bm25, st
   if (bulk_) {
     acc_.assign(kBulkSpan, 0);
     seen_.assign(kBulkSpan / 64, 0);
+    if (conjunction_) count_.assign(kBulkSpan, 0);
     window_.resize(n);
   }
 }
@@ -151,8 +164,11 @@ std::vector<TextHit> MaxScore::Run() {
     if ((!ok_docs_.empty() || !required_.empty()) && !Align(start)) break;
     std::uint32_t end;
     if (Open(start, &end)) {
+      // SumWindow reads the units it sums (every one of an AND) from their blocks.
       bool sum = bulk_;
-      for (std::size_t i = essential_; i < m_ && sum; ++i) sum = cursors_[order_[i]].single();
+      for (std::size_t i = conjunction_ ? 0 : essential_; i < m_ && sum; ++i) {
+        sum = cursors_[order_[i]].single();
+      }
       if (!(sum ? SumWindow(start, end) : WalkWindow(start, end))) break;
     }
     if (end == kNoDoc - 1) break;

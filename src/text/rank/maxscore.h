@@ -35,6 +35,9 @@ class MaxScore {
  private:
   // SumWindow sums a window in chunks of this many documents (acc_'s size).
   static constexpr std::uint32_t kBulkSpan = 2048;
+  // An AND is summed when its longest list is at most this many times its
+  // shortest.
+  static constexpr std::size_t kBalanced = 4;
 
   bool Stop();
   // Moves d forward to the first document >= d that holds every required
@@ -59,6 +62,10 @@ class MaxScore {
   // non-essential units and keeps it when it can enter. False at the
   // deadline.
   bool Harvest(std::uint32_t from, std::size_t essential);
+  // Whether unit u (summed in this window) is at d, scanning its range
+  // forward (the documents asked only grow); if so its contribution goes to
+  // contrib_ and u to present_.
+  bool Contribute(std::size_t u, std::uint32_t d);
   // Scores the non-essential units present at d, largest bound first, while
   // d can still beat theta (partial: the score so far); false when it
   // cannot. Adds the units scored to present_.
@@ -87,6 +94,7 @@ class MaxScore {
   std::vector<std::size_t> required_;   // single-unit leaves of a top-level AND
   bool always_ = false;                 // every candidate matches (Matches need not be asked)
   bool bulk_ = false;                   // windows may be summed term at a time
+  bool conjunction_ = false;            // bulk_ over an AND of terms: a match holds every unit
   std::vector<std::uint32_t> ok_docs_;  // the allowed-set, when it drives
   std::size_t ok_at_ = 0;
   std::vector<UnitCursor::Block> blocks_;  // a single() unit's block in the window
@@ -94,14 +102,16 @@ class MaxScore {
   std::vector<std::size_t> cached_;  // the block whose bound cached_bound_ holds
   std::vector<double> cached_bound_, contrib_;
   std::vector<std::size_t> present_;
-  // SumWindow: a chunk's partial scores, which documents have one, and
-  // where each essential unit's postings in the window are: block->docs
-  // [from, to) are those summed so far.
+  // SumWindow: a chunk's partial scores (an OR's), which documents have
+  // one, how many units each has (an AND's); and where each summed unit's
+  // postings in the window are: block->docs [scan, to) are those summed so
+  // far and not yet passed by Contribute.
   std::vector<double> acc_;
   std::vector<std::uint64_t> seen_;
+  std::vector<std::uint32_t> count_;
   struct Range {
     const PostingBlock* block = nullptr;
-    std::size_t from = 0, to = 0;
+    std::size_t scan = 0, to = 0;
   };
   std::vector<Range> window_;
 };

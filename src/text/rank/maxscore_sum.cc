@@ -10,7 +10,9 @@
 namespace engram::text {
 
 bool MaxScore::SumWindow(std::uint32_t start, std::uint32_t end) {
-  const std::size_t essential = essential_;  // fixed: acc_ holds these units' sums
+  // Fixed for the window: acc_ holds these units' sums. An AND sums every
+  // unit and keeps the documents that have them all.
+  const std::size_t essential = conjunction_ ? 0 : essential_;
   for (std::size_t i = essential; i < m_; ++i) {
     const std::size_t u = order_[i];
     UnitCursor& c = cursors_[u];
@@ -46,48 +48,79 @@ void MaxScore::Accumulate(std::uint32_t from, std::uint32_t to, std::size_t esse
     Range& r = window_[u];
     if (r.block == nullptr) continue;
     const PostingBlock& block = *r.block;
-    const double idf = plan_.units[u].idf;
     std::size_t j = r.to;
-    for (; j < block.size() && block.docs[j] <= to; ++j) {
-      const std::uint32_t at = block.docs[j] - from;
-      acc_[at] += bm25_.Score(idf, block.tfs.data() + j * nf, block.docs[j]);
-      seen_[at / 64] |= std::uint64_t{1} << (at % 64);
+    if (conjunction_) {  // counted only: Harvest scores the documents that have every unit
+      for (; j < block.size() && block.docs[j] <= to; ++j) {
+        const std::uint32_t at = block.docs[j] - from;
+        seen_[at / 64] |= std::uint64_t{1} << (at % 64);
+        ++count_[at];
+      }
+    } else {
+      const double idf = plan_.units[u].idf;
+      for (; j < block.size() && block.docs[j] <= to; ++j) {
+        const std::uint32_t at = block.docs[j] - from;
+        acc_[at] += bm25_.Score(idf, block.tfs.data() + j * nf, block.docs[j]);
+        seen_[at / 64] |= std::uint64_t{1} << (at % 64);
+      }
+      if (stats_) stats_->postings_scored += j - r.to;
     }
-    if (stats_) stats_->postings_scored += j - r.to;
     r.to = j;
   }
 }
 
+bool MaxScore::Contribute(std::size_t u, std::uint32_t d) {
+  Range& r = window_[u];
+  if (r.block == nullptr) return false;
+  const std::vector<std::uint32_t>& docs = r.block->docs;
+  while (r.scan < r.to && docs[r.scan] < d) ++r.scan;  // d only grows
+  if (r.scan == r.to || docs[r.scan] != d) return false;
+  if (stats_) ++stats_->postings_scored;
+  contrib_[u] =
+      bm25_.Score(plan_.units[u].idf, r.block->tfs.data() + r.scan * data_.num_fields(), d);
+  present_.push_back(u);
+  return true;
+}
+
 bool MaxScore::Harvest(std::uint32_t from, std::size_t essential) {
-  const std::size_t nf = data_.num_fields();
-  const double rest = essential ? prefix_[essential - 1] : 0;
+  // What a document may add to its partial sum: the units not summed (an
+  // OR's non-essential ones; an AND sums none, so its bound is every unit's).
+  const double rest = conjunction_ ? prefix_[m_ - 1] : essential ? prefix_[essential - 1] : 0;
   bool stopped = false;
   for (std::size_t w = 0; w < seen_.size(); ++w) {
     for (std::uint64_t bits = seen_[w]; bits != 0; bits &= bits - 1) {
       const std::size_t at = w * 64 + static_cast<std::size_t>(std::countr_zero(bits));
-      const double partial = acc_[at];
-      acc_[at] = 0;
       const std::uint32_t d = from + static_cast<std::uint32_t>(at);
+      double partial = 0;
+      if (conjunction_) {
+        const bool all = count_[at] == m_;
+        count_[at] = 0;
+        if (!all) continue;
+      } else {
+        partial = acc_[at];
+        acc_[at] = 0;
+      }
       const double theta = top_.threshold();
       if (stopped || Prunable(partial + rest, theta)) continue;
       if (allowed_ != nullptr && !allowed_->contains(d)) continue;
       if (stats_) ++stats_->candidates;
       stopped = Stop();
       present_.clear();
-      if (stopped || !Complete(d, essential, theta, partial, rest)) continue;
-      // The essential units' contributions one by one, for the exact sum.
-      for (std::size_t i = essential; i < m_; ++i) {
-        const std::size_t u = order_[i];
-        const Range& r = window_[u];
-        if (r.block == nullptr) continue;
-        const auto docs = r.block->docs.begin();
-        const auto it = std::lower_bound(docs + static_cast<std::ptrdiff_t>(r.from),
-                                         docs + static_cast<std::ptrdiff_t>(r.to), d);
-        if (it == docs + static_cast<std::ptrdiff_t>(r.to) || *it != d) continue;
-        const auto j = static_cast<std::size_t>(it - docs);
-        contrib_[u] = bm25_.Score(plan_.units[u].idf, r.block->tfs.data() + j * nf, d);
-        if (stats_) ++stats_->postings_scored;
-        present_.push_back(u);
+      if (stopped) continue;
+      if (conjunction_) {
+        // Every unit is at d: its contributions, largest bound first, while
+        // d can still beat the threshold.
+        double remaining = rest;
+        bool pruned = false;
+        for (std::size_t i = m_; i-- > 0 && !pruned;) {
+          pruned = Prunable(partial + remaining, theta);
+          remaining -= bound_[order_[i]];
+          if (!pruned && Contribute(order_[i], d)) partial += contrib_[order_[i]];
+        }
+        if (pruned || Prunable(partial, theta)) continue;
+      } else {
+        if (!Complete(d, essential, theta, partial, rest)) continue;
+        // The essential units' contributions one by one, for the exact sum.
+        for (std::size_t i = essential; i < m_; ++i) Contribute(order_[i], d);
       }
       Keep(d);
     }
