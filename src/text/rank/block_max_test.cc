@@ -24,6 +24,13 @@ TextIndexOptions TwoFields() {
   return o;
 }
 
+TextIndexOptions OneField() {
+  TextIndexOptions o;
+  o.fields = {{"text", 1.0}};
+  o.stemmer = Stemmer::kNone;
+  return o;
+}
+
 DefaultQuery Q(std::string_view text) {
   return ParseQuery(text, QueryOptions{}).value().def;
 }
@@ -104,10 +111,7 @@ TEST(BlockMax, BoundsHoldThroughSplitsMergesAndGrowingAverages) {
 // One term in every document, its best postings in a few places: the search
 // reads the blocks that hold them and skips most of the others.
 TEST(BlockMax, ACommonTermSkipsBlocks) {
-  TextIndexOptions o;
-  o.fields = {{"text", 1.0}};
-  o.stemmer = Stemmer::kNone;
-  TextIndex index(o);
+  TextIndex index(OneField());
   for (std::uint32_t d = 0; d < 5000; ++d) {
     index.Put(d, {d % 1000 == 500 ? Text("common", 6, 8) : Text("common", 1, 30 + d % 20)});
   }
@@ -133,10 +137,7 @@ TEST(BlockMax, ACommonTermSkipsBlocks) {
 // Two terms in every document, the best documents first: once they are
 // kept, the windows of the others go by unread.
 TEST(BlockMax, WindowsOfTwoTermsAreSkippedWhole) {
-  TextIndexOptions o;
-  o.fields = {{"text", 1.0}};
-  o.stemmer = Stemmer::kNone;
-  TextIndex index(o);
+  TextIndex index(OneField());
   for (std::uint32_t d = 0; d < 5000; ++d) {
     index.Put(d, {d < 3 ? Text("one", 4, 6) + " two two" : Text("one", 1, 40) + " two"});
   }
