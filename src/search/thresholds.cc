@@ -40,17 +40,21 @@ namespace {
 
 // A unit's bound over the postings of the records in `within` only: per
 // word and field, the largest tf and the shortest length among them, folded
-// as the plan folds the collection-wide figures.
+// as the plan folds the collection-wide figures; for a one-term unit also
+// the largest tf~ among them (TermPostings::max_t), as the plan does. Never
+// above the collection-wide bound, which holds for the records too.
 double BoundWithin(const text::IndexData& data, const text::Bm25& bm25, const text::PlanUnit& u,
                    const roaring::Roaring& within) {
   const std::size_t nf = data.num_fields();
   text::UnitBound bound(u.any, nf);
+  float max_t = 0;
   for (const std::uint32_t w : u.words) {
     const text::TermPostings& p = data.postings[w];
     std::vector<std::uint32_t> word_tf(nf, 0), word_len(nf, UINT32_MAX);
     p.ForEach([&](std::uint32_t d, std::size_t b, std::size_t i) {
       if (!within.contains(d)) return;
       const std::uint32_t* t = p.block(b).tfs.data() + i * nf;
+      max_t = std::max(max_t, data.BoundTf(d, t));
       for (std::size_t f = 0; f < nf; ++f) {
         if (t[f] == 0) continue;
         word_tf[f] = std::max(word_tf[f], t[f]);
@@ -59,7 +63,11 @@ double BoundWithin(const text::IndexData& data, const text::Bm25& bm25, const te
     });
     bound.Add(word_tf, word_len);
   }
-  return bound.Score(bm25, u.idf);
+  double within_bound = std::min(u.bound, bound.Score(bm25, u.idf));
+  if (u.words.size() == 1 && !u.any) {
+    within_bound = std::min(within_bound, bm25.BlockBound(u.idf, max_t));
+  }
+  return within_bound;
 }
 
 }  // namespace
