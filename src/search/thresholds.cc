@@ -41,8 +41,10 @@ namespace {
 // A unit's bound over the postings of the records in `within` only: per
 // word and field, the largest tf and the shortest length among them, folded
 // as the plan folds the collection-wide figures; for a one-term unit also
-// the largest tf~ among them (TermPostings::max_t), as the plan does. Never
-// above the collection-wide bound, which holds for the records too.
+// the largest tf~ among them (TermPostings::max_t), as the plan does. So it
+// is never above the collection-wide bound, and depends on no other record's
+// frequencies or lengths (only idf and the average lengths are
+// collection-wide).
 double BoundWithin(const text::IndexData& data, const text::Bm25& bm25, const text::PlanUnit& u,
                    const roaring::Roaring& within) {
   const std::size_t nf = data.num_fields();
@@ -63,7 +65,7 @@ double BoundWithin(const text::IndexData& data, const text::Bm25& bm25, const te
     });
     bound.Add(word_tf, word_len);
   }
-  double within_bound = std::min(u.bound, bound.Score(bm25, u.idf));
+  double within_bound = bound.Score(bm25, u.idf);
   if (u.words.size() == 1 && !u.any) {
     within_bound = std::min(within_bound, bm25.BlockBound(u.idf, max_t));
   }
