@@ -178,14 +178,19 @@ struct IndexData {
 // data's lengths (exact again: p.removed = 0).
 void RecomputeBounds(const IndexData& data, TermPostings& p);
 // Sets data.bound_avglen to the current averages and recomputes every
-// list's bounds: O(postings). Load runs it, and Put once an average has
-// grown past kBoundSlack times its bound_avglen (BoundsStale): tf~ grows
-// with the average, and Bm25::BlockBound widens the blocks' figures by that
-// growth, so they would loosen without end. An average grows by a tenth
-// only after about a tenth of the documents or tokens changed, so the work
-// is amortised over them.
+// list's bounds: O(postings). Load runs it, and Put when BoundsStale: tf~
+// grows with the average, and Bm25::BlockBound widens the blocks' figures
+// by that growth, so they would loosen without end. An average grows by a
+// tenth only after about a tenth of the documents or tokens changed, so the
+// work is amortised over them.
 void RebaseBounds(IndexData& data);
+// Whether Put should rebase: an average has grown past kBoundSlack times
+// its bound_avglen, and the index holds at most kRebaseTokens tokens, so
+// that one Put never recomputes more than that many postings under the
+// writer's lock (a larger index keeps its widened, still valid, figures
+// until the next Load).
 inline constexpr double kBoundSlack = 1.1;
+inline constexpr std::uint64_t kRebaseTokens = std::uint64_t{1} << 22;
 bool BoundsStale(const IndexData& data);
 
 // Widens the per-field bounds (max_tf, min_len: nf values each; min_len 0

@@ -61,6 +61,9 @@ void RebaseBounds(IndexData& data) {
 }
 
 bool BoundsStale(const IndexData& data) {
+  std::uint64_t tokens = 0;
+  for (const std::uint64_t t : data.total_len) tokens += t;
+  if (tokens > kRebaseTokens) return false;
   for (std::size_t f = 0; f < data.num_fields(); ++f) {
     const double avg = data.avglen(f), base = data.bound_avglen[f];
     if (base <= 0 ? avg > 0 : avg > base * kBoundSlack) return true;
