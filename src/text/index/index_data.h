@@ -204,6 +204,19 @@ inline void WidenBounds(std::uint32_t* max_tf, std::uint32_t* min_len, const std
   }
 }
 
+// Widens p's list-wide bounds by a posting of `doc` (its lengths set) with
+// frequencies tfs; returns the posting's tf~ (IndexData::BoundTf) for the
+// caller to widen its block's figure.
+inline float WidenListBounds(const IndexData& data, TermPostings& p, std::uint32_t doc,
+                             const std::uint32_t* tfs) {
+  const std::size_t nf = data.num_fields();
+  WidenBounds(p.max_tf.data(), p.min_len.data(), tfs,
+              data.lengths.data() + static_cast<std::size_t>(doc) * nf, nf);
+  const float t = data.BoundTf(doc, tfs);
+  p.max_t = std::max(p.max_t, t);
+  return t;
+}
+
 // Posting-list upkeep (postings.cc). Adds posting `doc` (tfs: F values; its
 // `count` positions, field by field) of `data`'s list p in document order,
 // widening p's bounds by it (doc's lengths are set): appended when doc is
@@ -223,11 +236,7 @@ inline void AppendPosting(const IndexData& data, TermPostings& p, std::uint32_t 
     return AddPosting(data, p, doc, tfs, pos, count);
   }
   const std::size_t nf = data.num_fields();
-  WidenBounds(p.max_tf.data(), p.min_len.data(), tfs,
-              data.lengths.data() + static_cast<std::size_t>(doc) * nf, nf);
-  const float t = data.BoundTf(doc, tfs);
-  p.block_max_t.back() = std::max(p.block_max_t.back(), t);
-  p.max_t = std::max(p.max_t, t);
+  p.block_max_t.back() = std::max(p.block_max_t.back(), WidenListBounds(data, p, doc, tfs));
   ++p.count;
   p.lasts.back() = doc;
   k.docs.push_back(doc);

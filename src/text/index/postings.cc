@@ -112,10 +112,7 @@ void PrefetchPostings(const IndexData& data, const std::vector<std::uint32_t>& t
 void AddPosting(const IndexData& data, TermPostings& p, std::uint32_t doc, const std::uint32_t* tfs,
                 const std::uint32_t* pos, std::uint32_t count) {
   const std::size_t nf = data.num_fields();
-  WidenBounds(p.max_tf.data(), p.min_len.data(), tfs,
-              data.lengths.data() + static_cast<std::size_t>(doc) * nf, nf);
-  const float t = data.BoundTf(doc, tfs);
-  p.max_t = std::max(p.max_t, t);
+  const float t = WidenListBounds(data, p, doc, tfs);
   ++p.count;
   if (p.blocks.empty() || p.blocks.back().docs.back() < doc) {
     // Past the last posting: append, to a new block when the last is full.

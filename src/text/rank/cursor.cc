@@ -37,34 +37,15 @@ bool UnitCursor::SeekWord(std::size_t w, std::uint32_t target) {
   const std::vector<std::uint32_t>* docs = &word.current->docs;
   if ((*docs)[word.i] >= target) return true;
   if (docs->back() < target) {
-    // Galloping over the blocks by their last documents, then a binary
-    // search for the first block whose last is >= target.
-    const std::vector<std::uint32_t>& lasts = word.postings->lasts;
-    std::size_t lo = word.block, step = 1, hi = lo + 1;
-    while (hi < lasts.size() && lasts[hi] < target) {
-      lo = hi;
-      step *= 2;
-      hi = lo + step;
-    }
-    hi = std::min(hi, lasts.size());
-    word.Enter(std::lower_bound(lasts.begin() + static_cast<std::ptrdiff_t>(lo) + 1,
-                                lasts.begin() + static_cast<std::ptrdiff_t>(hi), target) -
-               lasts.begin());
+    // Over the blocks by their last documents, to the first whose last is
+    // >= target.
+    word.Enter(Gallop(word.postings->lasts, word.block, target));
     if (word.current == nullptr) return false;
     docs = &word.current->docs;
     if ((*docs)[0] >= target) return true;
   }
-  // Within the block (its last is >= target): galloping, then binary search.
-  std::size_t lo = word.i, step = 1, hi = lo + 1;
-  while (hi < docs->size() && (*docs)[hi] < target) {
-    lo = hi;
-    step *= 2;
-    hi = lo + step;
-  }
-  hi = std::min(hi, docs->size());
-  word.i = std::lower_bound(docs->begin() + static_cast<std::ptrdiff_t>(lo),
-                            docs->begin() + static_cast<std::ptrdiff_t>(hi), target) -
-           docs->begin();
+  // Within the block (its last is >= target).
+  word.i = Gallop(*docs, word.i, target);
   return true;
 }
 
@@ -77,18 +58,7 @@ bool UnitCursor::ShallowSeek(std::uint32_t target, Block* block) {
     *block = shallow_block_;
     return true;
   }
-  if (lasts[lo] < target) {
-    std::size_t step = 1, hi = lo + 1;
-    while (hi < lasts.size() && lasts[hi] < target) {
-      lo = hi;
-      step *= 2;
-      hi = lo + step;
-    }
-    hi = std::min(hi, lasts.size());
-    lo = std::lower_bound(lasts.begin() + static_cast<std::ptrdiff_t>(lo) + 1,
-                          lasts.begin() + static_cast<std::ptrdiff_t>(hi), target) -
-         lasts.begin();
-  }
+  lo = Gallop(lasts, lo, target);
   shallow_ = lo;
   if (lo == lasts.size()) return false;
   shallow_block_ = Block{lo, words_[0].postings->blocks[lo].docs.front(), lasts[lo]};

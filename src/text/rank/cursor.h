@@ -4,6 +4,7 @@
 #ifndef ENGRAM_TEXT_RANK_CURSOR_H_
 #define ENGRAM_TEXT_RANK_CURSOR_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -14,6 +15,24 @@
 namespace engram::text {
 
 inline constexpr std::uint32_t kNoDoc = UINT32_MAX;
+
+// The first index i >= from of ascending `v` with v[i] >= target (v.size()
+// when none): galloping from `from`, then a binary search, so a short step
+// costs O(log step).
+inline std::size_t Gallop(const std::vector<std::uint32_t>& v, std::size_t from,
+                          std::uint32_t target) {
+  std::size_t lo = from, hi = from, step = 1;
+  while (hi < v.size() && v[hi] < target) {
+    lo = hi + 1;
+    hi += step;
+    step *= 2;
+  }
+  hi = std::min(hi, v.size());
+  return static_cast<std::size_t>(std::lower_bound(v.begin() + static_cast<std::ptrdiff_t>(lo),
+                                                   v.begin() + static_cast<std::ptrdiff_t>(hi),
+                                                   target) -
+                                  v.begin());
+}
 
 class UnitCursor {
  public:

@@ -102,16 +102,7 @@ bool MaxScore::Align(std::uint32_t& d) {
     }
     if (target == kNoDoc) return false;
     if (!ok_docs_.empty()) {
-      std::size_t lo = ok_at_, step = 1, hi = lo;  // gallop to the first >= target
-      while (hi < ok_docs_.size() && ok_docs_[hi] < target) {
-        lo = hi;
-        hi = lo + step;
-        step *= 2;
-      }
-      hi = std::min(hi, ok_docs_.size());
-      ok_at_ = std::lower_bound(ok_docs_.begin() + static_cast<std::ptrdiff_t>(lo),
-                                ok_docs_.begin() + static_cast<std::ptrdiff_t>(hi), target) -
-               ok_docs_.begin();
+      ok_at_ = Gallop(ok_docs_, ok_at_, target);
       if (ok_at_ == ok_docs_.size()) return false;
       target = ok_docs_[ok_at_];
     }

@@ -27,9 +27,10 @@ namespace engram::text {
 // each one-term unit's postings lie in one block, bounded by that block's
 // figures (TermPostings::block_max_t), the split is made per window, and a
 // window whose bounds cannot beat the threshold is skipped unread. An OR of
-// terms scores a window term at a time into an array over its documents
-// (as Lucene's BooleanScorer does), then checks each document once; other
-// plans go document at a time.
+// terms, or an AND of terms whose lists are within 4x of each other, scores
+// a window term at a time into an array over its documents (as Lucene's
+// BooleanScorer does), then checks each document once; other plans go
+// document at a time.
 // When `deadline` passes, the walk stops with the best hits found so far and
 // sets stats->stopped.
 std::vector<TextHit> MaxScoreTopK(const IndexData& data, const Plan& plan, const Bm25& bm25,
