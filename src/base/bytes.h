@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -120,6 +121,26 @@ class ByteReader {
   bool ok_ = true;
   bool canonical_ = true;
 };
+
+// Checks the frame every index image has: 8 bytes of `magic`, a u32
+// `version`, the body, then a u64 FNV-1a of everything before it. Returns
+// why the image is refused (naming it `what`), or nullopt with *body set to
+// a reader over the bytes between the version and the checksum.
+inline std::optional<std::string> OpenImage(std::string_view bytes, const char (&magic)[8],
+                                            std::uint32_t version, std::string_view what,
+                                            ByteReader* body) {
+  if (bytes.size() < 8 + 4 + 8 || std::memcmp(bytes.data(), magic, 8) != 0) {
+    return "not a " + std::string(what) + " (bad magic or too short)";
+  }
+  ByteReader check(bytes.substr(bytes.size() - 8));
+  if (check.Fixed(8) != Fnv1a64(bytes.substr(0, bytes.size() - 8))) {
+    return "checksum mismatch (truncated or corrupt)";
+  }
+  ByteReader r(bytes.substr(8, bytes.size() - 16));
+  if (r.Fixed(4) != version) return "unsupported version";
+  *body = r;
+  return std::nullopt;
+}
 
 }  // namespace engram
 

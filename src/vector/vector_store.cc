@@ -162,15 +162,10 @@ StatusOr<VectorStore> VectorStore::Load(std::string_view bytes, std::uint32_t id
   auto fail = [](const char* why) -> StatusOr<VectorStore> {
     return Status::Corruption(std::string("vector store image: ") + why);
   };
-  if (bytes.size() < 8 + 4 + 8 || std::memcmp(bytes.data(), kMagic, 8) != 0) {
-    return fail("not a vector store (bad magic or too short)");
+  ByteReader r({});
+  if (std::optional<std::string> why = OpenImage(bytes, kMagic, kVersion, "vector store", &r)) {
+    return fail(why->c_str());
   }
-  ByteReader check(bytes.substr(bytes.size() - 8));
-  if (check.Fixed(8) != Fnv1a64(bytes.substr(0, bytes.size() - 8))) {
-    return fail("checksum mismatch (truncated or corrupt)");
-  }
-  ByteReader r(bytes.substr(8, bytes.size() - 16));
-  if (r.Fixed(4) != kVersion) return fail("unsupported version");
   // The length Serialize would have written so far, to refuse redundant
   // varint bytes (one store, one image).
   std::size_t canonical = 8 + 4 + 1 + 8;

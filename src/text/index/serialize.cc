@@ -34,20 +34,18 @@ constexpr std::uint32_t kVersion = 2;
 constexpr std::size_t kMaxFields = 256;
 
 // Reads term `id`'s n postings into p, a block at a time as AddPosting's
-// appends would fill them (the values straight into the block's arrays), and
-// the term into its documents' forward lists; counts each document's tokens
-// per field in `tokens`. Returns why the postings are refused, or nullptr.
-const char* ReadPostings(ByteReader& r, std::size_t n, std::uint32_t id,
-                         const std::vector<bool>& is_live, std::vector<std::uint32_t>& tokens,
-                         IndexData& d, TermPostings& p) {
-  const std::size_t nf = d.num_fields();
+// appends would fill them (the values straight into the block's arrays).
+// Only what the bytes themselves show is checked here (ascending documents
+// below `limit` and positions, frequencies the bytes can hold);
+// AddToDocuments checks the rest against the documents. Returns why the postings are refused, or
+// nullptr.
+const char* ReadPostings(ByteReader& r, std::size_t n, std::size_t nf, std::size_t limit,
+                         TermPostings& p) {
   std::uint64_t doc = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint64_t delta = r.Var();
     doc = i == 0 ? delta : doc + delta;
-    if (!r.ok() || (i > 0 && delta == 0) || doc >= is_live.size() || !is_live[doc]) {
-      return "bad posting document";
-    }
+    if (!r.ok() || (i > 0 && delta == 0) || doc >= limit) return "bad posting document";
     if (p.blocks.empty() || p.blocks.back().size() >= TermPostings::kBlockPostings ||
         p.blocks.back().positions.size() >= TermPostings::kBlockPositions) {
       const std::size_t room = std::min(n - i, TermPostings::kBlockPostings);
@@ -61,21 +59,17 @@ const char* ReadPostings(ByteReader& r, std::size_t n, std::uint32_t id,
     const std::size_t tfs_at = k.tfs.size();
     std::uint64_t count = 0;
     for (std::size_t f = 0; f < nf; ++f) {
-      k.tfs.push_back(static_cast<std::uint32_t>(r.Var()));
+      k.tfs.push_back(static_cast<std::uint32_t>(r.Var()));  // Var: at most UINT32_MAX
       count += k.tfs.back();
     }
     if (!r.ok() || count == 0 || count > r.left()) return "bad term frequencies";
     for (std::size_t f = 0; f < nf; ++f) {
       const std::uint32_t tf = k.tfs[tfs_at + f];
-      const std::uint32_t len = d.length(static_cast<std::uint32_t>(doc), f);
-      std::uint32_t& seen = tokens[doc * nf + f];
-      if (tf > len - seen) return "bad term frequencies";
-      seen += tf;
       std::uint64_t pos = 0;
       for (std::uint32_t j = 0; j < tf; ++j) {
         const std::uint64_t step = r.Var();
         pos = j == 0 ? step : pos + step;
-        if (!r.ok() || (j > 0 && step == 0) || pos >= len) return "bad positions";
+        if (!r.ok() || (j > 0 && step == 0) || pos > UINT32_MAX) return "bad positions";
         k.positions.push_back(static_cast<std::uint32_t>(pos));
       }
     }
@@ -83,7 +77,60 @@ const char* ReadPostings(ByteReader& r, std::size_t n, std::uint32_t id,
     k.pos_start.push_back(static_cast<std::uint32_t>(k.positions.size()));
     p.lasts.back() = static_cast<std::uint32_t>(doc);
     ++p.count;
-    d.doc_terms[doc].push_back(id);
+  }
+  return nullptr;
+}
+
+// Adds term `id`, whose postings p holds, to its documents: checks each is
+// live and its positions lie within its field lengths, counts its tokens per
+// field in `tokens` (no more than the lengths), appends the term to its
+// forward list, and sets p's bounds (as RecomputeBounds, at d.bound_avglen)
+// from the lengths it reads anyway. The documents are spread over the whole
+// index, so the accesses of a posting a few ahead are prefetched (its
+// forward list's header, then its end), which overlaps the cache misses
+// that would otherwise come one at a time.
+const char* AddToDocuments(TermPostings& p, std::uint32_t id, const std::vector<bool>& is_live,
+                           std::vector<std::uint32_t>& tokens, std::vector<std::uint32_t>& scratch,
+                           IndexData& d) {
+  constexpr std::size_t kFar = 32, kNear = 16;
+  const std::size_t nf = d.num_fields();
+  scratch.clear();
+  for (const PostingBlock& k : p.blocks)
+    scratch.insert(scratch.end(), k.docs.begin(), k.docs.end());
+  p.max_tf.assign(nf, 0);
+  p.min_len.assign(nf, 0);
+  p.block_max_t.assign(p.blocks.size(), 0);
+  p.max_t = 0;
+  p.removed = 0;
+  std::size_t at = 0;
+  for (std::size_t b = 0; b < p.blocks.size(); ++b) {
+    const PostingBlock& k = p.blocks[b];
+    for (std::size_t i = 0; i < k.size(); ++i, ++at) {
+      if (at + kFar < scratch.size()) {
+        const std::uint32_t ahead = scratch[at + kFar];
+        __builtin_prefetch(&d.doc_terms[ahead]);
+        __builtin_prefetch(&d.lengths[std::size_t{ahead} * nf]);
+        __builtin_prefetch(&tokens[std::size_t{ahead} * nf], 1);
+      }
+      if (at + kNear < scratch.size()) {
+        const std::vector<std::uint32_t>& list = d.doc_terms[scratch[at + kNear]];
+        __builtin_prefetch(list.data() + list.size(), 1);
+      }
+      const std::uint32_t doc = k.docs[i];
+      if (!is_live[doc]) return "bad posting document";
+      const std::uint32_t* tfs = k.tfs.data() + i * nf;
+      std::size_t pos = k.pos_start[i];
+      for (std::size_t f = 0; f < nf; ++f) {
+        const std::uint32_t len = d.length(doc, f);
+        std::uint32_t& seen = tokens[std::size_t{doc} * nf + f];
+        if (tfs[f] > len - seen) return "bad term frequencies";
+        seen += tfs[f];
+        pos += tfs[f];
+        if (tfs[f] > 0 && k.positions[pos - 1] >= len) return "bad positions";
+      }
+      p.block_max_t[b] = std::max(p.block_max_t[b], WidenListBounds(d, p, doc, tfs));
+      d.doc_terms[doc].push_back(id);
+    }
   }
   return nullptr;
 }
@@ -204,15 +251,10 @@ StatusOr<TextIndex> TextIndex::Load(std::string_view bytes, std::uint32_t doc_li
   auto fail = [](const char* why) -> StatusOr<TextIndex> {
     return Status::Corruption(std::string("text index image: ") + why);
   };
-  if (bytes.size() < 8 + 4 + 8 || std::memcmp(bytes.data(), kMagic, 8) != 0) {
-    return fail("not a text index (bad magic or too short)");
+  ByteReader r({});
+  if (std::optional<std::string> why = OpenImage(bytes, kMagic, kVersion, "text index", &r)) {
+    return fail(why->c_str());
   }
-  ByteReader check(bytes.substr(bytes.size() - 8));
-  if (check.Fixed(8) != Fnv1a64(bytes.substr(0, bytes.size() - 8))) {
-    return fail("checksum mismatch (truncated or corrupt)");
-  }
-  ByteReader r(bytes.substr(8, bytes.size() - 16));
-  if (r.Fixed(4) != kVersion) return fail("unsupported version");
 
   IndexData d;
   const std::size_t nf = r.Count();
@@ -260,6 +302,9 @@ StatusOr<TextIndex> TextIndex::Load(std::string_view bytes, std::uint32_t doc_li
       d.total_len[f] += declared[i * nf + f];
     }
   }
+  // The bounds of the postings are taken at these averages (RebaseBounds).
+  d.bound_avglen.resize(nf);
+  for (std::size_t f = 0; f < nf; ++f) d.bound_avglen[f] = d.avglen(f);
   // Tokens seen per document and field, to check they add up to the lengths.
   std::vector<std::uint32_t> tokens(limit * nf, 0);
   // Every token takes a position (a byte at least) below, so the lengths add
@@ -281,6 +326,7 @@ StatusOr<TextIndex> TextIndex::Load(std::string_view bytes, std::uint32_t doc_li
   // posting (a document, F frequencies, a position).
   const std::size_t num_terms = r.Count(5 + nf);
   if (!r.ok()) return fail("bad term count");
+  std::vector<std::uint32_t> scratch;  // a term's documents (AddToDocuments)
   d.term_text.reserve(num_terms);
   d.postings.reserve(num_terms);
   for (std::uint32_t id = 0; id < num_terms && r.ok(); ++id) {
@@ -291,7 +337,8 @@ StatusOr<TextIndex> TextIndex::Load(std::string_view bytes, std::uint32_t doc_li
     TermPostings p;
     const std::size_t n = r.Count(2 + nf);
     if (!r.ok() || n == 0) return fail("bad postings");
-    if (const char* why = ReadPostings(r, n, id, is_live, tokens, d, p)) return fail(why);
+    if (const char* why = ReadPostings(r, n, nf, limit, p)) return fail(why);
+    if (const char* why = AddToDocuments(p, id, is_live, tokens, scratch, d)) return fail(why);
     if (!d.stemmed()) d.terms.emplace(text, id);
     d.term_ids.Insert(text, id);
     d.term_text.push_back(std::move(text));
@@ -304,7 +351,6 @@ StatusOr<TextIndex> TextIndex::Load(std::string_view bytes, std::uint32_t doc_li
   for (std::vector<std::uint32_t>& terms : d.doc_terms) {
     if (terms.capacity() > terms.size() + terms.size() / 4) terms.shrink_to_fit();
   }
-  RebaseBounds(d);
 
   if (d.stemmed()) {
     // Each word takes at least its text (2 bytes) and its term.

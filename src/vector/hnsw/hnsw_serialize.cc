@@ -68,15 +68,10 @@ std::string Hnsw::Serialize() const {
 
 StatusOr<Hnsw> Hnsw::Load(std::string_view bytes, const VectorStore* store) {
   auto fail = [](const char* why) { return Status::Corruption(std::string("hnsw image: ") + why); };
-  if (bytes.size() < 8 + 4 + 8 || std::memcmp(bytes.data(), kMagic, 8) != 0) {
-    return fail("not an hnsw graph (bad magic or too short)");
+  ByteReader r({});
+  if (std::optional<std::string> why = OpenImage(bytes, kMagic, kVersion, "hnsw graph", &r)) {
+    return fail(why->c_str());
   }
-  ByteReader check(bytes.substr(bytes.size() - 8));
-  if (check.Fixed(8) != Fnv1a64(bytes.substr(0, bytes.size() - 8))) {
-    return fail("checksum mismatch (truncated or corrupt)");
-  }
-  ByteReader r(bytes.substr(8, bytes.size() - 16));
-  if (r.Fixed(4) != kVersion) return fail("unsupported version");
   HnswOptions options;
   options.m = r.Var(kHnswMaxM);
   options.ef_construction = r.Var(kHnswMaxEf);
