@@ -236,10 +236,10 @@ void Reopen(const Options& o, const std::string& dir, const std::string& what, b
   auto e = OpenStore(dir, o, false);
   const Engine::RecoveryReport& r = e->recovery();
   std::cout << fmt::format(
-      "`Engine::Open` {}: {:.2f} s ({:.2f} CPU s), {} records read, {} replayed, {} indexes "
-      "rebuilt; load {}\n\n",
-      what, r.seconds, CpuSeconds() - cpu, Thousands(static_cast<double>(r.records)), r.replayed,
-      r.rebuilt, LoadAvg());
+      "`Engine::Open` {}: {:.2f} s ({:.2f} CPU s), {} records read ({} from the records image), "
+      "{} replayed, {} indexes rebuilt; load {}\n\n",
+      what, r.seconds, CpuSeconds() - cpu, Thousands(static_cast<double>(r.records)),
+      Thousands(static_cast<double>(r.imaged)), r.replayed, r.rebuilt, LoadAvg());
   if (keep) {
     std::cout.flush();
     _exit(0);  // no destructor: nothing is checkpointed

@@ -374,6 +374,7 @@ class Engine {
     std::size_t replayed = 0;    // records indexed again (written after the last checkpoint)
     std::size_t rebuilt = 0;     // indexes rebuilt from the records (no usable snapshot)
     std::size_t renumbered = 0;  // collections whose record numbers were renumbered
+    std::size_t imaged = 0;      // records taken from the records image, not parsed again
     double seconds = 0;          // the whole Open
   };
 

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <future>
 #include <utility>
 
 #include "base/status.h"
@@ -469,9 +470,30 @@ void Collection::Reserve(std::size_t records, std::uint32_t doc_limit) {
   }
 }
 
+void Collection::PutRows(const std::vector<std::uint32_t>& docs,
+                         std::vector<PreparedRecord>& records) {
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    std::vector<Value>& slots = records[i].slots;
+    if (!std::holds_alternative<std::monostate>(slots[superseded_slot()])) {
+      has_superseded_.store(true, std::memory_order_relaxed);
+    }
+    metadata_.Put(docs[i], std::move(slots));
+  }
+}
+
 Status Collection::Put(const std::vector<std::uint32_t>& docs, std::vector<PreparedRecord> records,
                        std::size_t threads, bool stage,
                        const std::function<void(std::size_t)>& progress) {
+  // The metadata rows go in beside the rest when the batch is large enough
+  // to pay for a thread: PutRows takes only the records' slots, the loop
+  // below never reads them.
+  constexpr std::size_t kRowsApart = 1024;
+  std::future<void> rows;
+  if (threads > 1 && records.size() >= kRowsApart) {
+    rows = std::async(std::launch::async, [&] { PutRows(docs, records); });
+  } else {
+    PutRows(docs, records);
+  }
   std::vector<std::uint32_t> vector_docs;
   std::vector<float> vector_rows;
   for (std::size_t i = 0; i < records.size(); ++i) {
@@ -501,10 +523,6 @@ Status Collection::Put(const std::vector<std::uint32_t>& docs, std::vector<Prepa
       content_hashes_[doc] = r.content_hash;
       by_content_.emplace(r.content_hash, doc);
     }
-    if (!std::holds_alternative<std::monostate>(r.slots[superseded_slot()])) {
-      has_superseded_.store(true, std::memory_order_relaxed);
-    }
-    metadata_.Put(doc, std::move(r.slots));
     if (text_ && r.index_text) {
       std::vector<std::string_view> texts(r.texts.begin(), r.texts.end());
       text_->Put(doc, texts);
@@ -515,6 +533,7 @@ Status Collection::Put(const std::vector<std::uint32_t>& docs, std::vector<Prepa
     }
     if (progress && (i + 1) % 1024 == 0) progress(i + 1);
   }
+  if (rows.valid()) rows.get();
   if (!vector_docs.empty()) {
     RETURN_IF_ERROR(stage ? vectors_->Stage(vector_docs, vector_rows, threads)
                           : vectors_->PutBatch(vector_docs, vector_rows, threads));
@@ -559,28 +578,6 @@ std::size_t Collection::pending() const {
 
 bool Collection::WriterActive(std::int64_t now_ns, std::int64_t pause_ns) const {
   return writers_waiting_.load() > 0 || now_ns - last_write_ns_.load() < pause_ns;
-}
-
-// The shared lock is held while the text index is copied (Freeze: flat
-// copies of its arrays), not while it is serialised: the image is made from
-// the copy after the lock is released, so a writer waits for the copy only.
-// The copy is exactly the state at capture.seq (writers change the indexes
-// under the exclusive lock), and so is the image made from it. The vector
-// index is still serialised under the lock: its image is mostly the vectors'
-// bytes as they are, which a copy would not make quicker.
-std::optional<Capture> Collection::Capture() const {
-  engine::Capture capture;
-  std::optional<text::FrozenTextIndex> frozen;
-  {
-    std::shared_lock<std::shared_mutex> lock(mutex_);
-    capture.changes = dirty_.load();
-    if (capture.changes == 0) return std::nullopt;
-    capture.seq = applied_seq_;
-    if (text_) frozen = text_->Freeze();
-    if (vectors_) capture.vectors = vectors_->Serialize();
-  }
-  if (frozen) capture.text = frozen->Serialize();
-  return capture;
 }
 
 search::CollectionView Collection::View() const {

@@ -39,6 +39,7 @@
 #include "base/json.h"
 #include "base/roaring.h"
 #include "engine/hit_tally.h"
+#include "engine/record_image.h"
 #include "engram/diagnostic.h"
 #include "engram/embedder.h"
 #include "engram/engine.h"
@@ -106,6 +107,7 @@ struct Capture {
   std::uint64_t seq = 0;  // every batch of the collection up to it is in the images
   std::optional<std::string> text;
   std::optional<std::string> vectors;
+  std::string records;        // the records image (record_image.h)
   std::uint64_t changes = 0;  // records changed since the previous stored capture
 };
 
@@ -163,6 +165,15 @@ class Collection {
   // The same for a body read back from the store (vector given apart), its
   // version member taken into the version slots.
   StatusOr<PreparedRecord> Reload(std::string body, std::string_view vector_bytes) const;
+  // The same from a records image's record (record_image.h) and the body
+  // and vector stored with it under `stored_key`, without parsing the body:
+  // texts empty (a text snapshot has them), the rest as Reload reads it.
+  // nullopt when the body is not in the form the image implies (another
+  // key, or a version member that cannot be cut): the caller Reloads it.
+  // `body` and `stored_key` are moved from only when a record is returned.
+  StatusOr<std::optional<PreparedRecord>> FromImage(ImagedRecord r, std::string& body,
+                                                    std::string_view vector_bytes,
+                                                    std::string& stored_key) const;
   // The body the store keeps for `r`: its body with its version (version.h).
   std::string StoredBodyOf(const PreparedRecord& r) const;
 
@@ -295,6 +306,9 @@ class Collection {
   // loading them does not grow the maps step by step.
   void Reserve(std::size_t records, std::uint32_t doc_limit);
   const roaring::Roaring& live_for_load() const { return metadata_.live(); }
+  // Counts `n` loaded records that the records image did not hold as
+  // changed, so that the next checkpoint writes an image that does.
+  void CountChanged(std::uint64_t n) { dirty_.fetch_add(n); }
 
   // Background work. LinkPending links up to `max` staged vectors under the
   // exclusive lock; returns how many. Capture returns the indexes' images at
@@ -302,7 +316,8 @@ class Collection {
   // marked stored (MarkStored): under the shared lock (searches go on; a
   // writer waits) it copies the text index (TextIndex::Freeze) and
   // serialises the vector index, then encodes the text image from the copy
-  // with no lock held.
+  // with no lock held; the records image is encoded in chunks, each under
+  // the shared lock (ImageRecords).
   std::size_t LinkPending(std::size_t max, std::size_t threads);
   std::size_t pending() const;
   std::optional<engine::Capture> Capture() const;
@@ -326,6 +341,9 @@ class Collection {
   void ForgetId(const std::string& id, std::uint32_t doc);  // by_id_ loses (id, doc)
   void ForgetContent(std::uint32_t doc);                    // by_content_ loses doc
   search::CollectionView View() const;
+  std::string ImageRecords() const;  // the records image, in chunks under the shared lock
+  // Puts the metadata rows of `records` (their slots, moved) at `docs`.
+  void PutRows(const std::vector<std::uint32_t>& docs, std::vector<PreparedRecord>& records);
   // Indexes `records` at `docs` (the exclusive lock held or not needed).
   Status Put(const std::vector<std::uint32_t>& docs, std::vector<PreparedRecord> records,
              std::size_t threads, bool stage, const std::function<void(std::size_t)>& progress);

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <random>
 #include <set>
@@ -286,7 +287,7 @@ TEST_F(EngineTest, ReopenAgreesWithAFreshBuild) {
     StatusOr<std::unique_ptr<storage::Store>> src = storage::OpenSqliteStore(fresh.string());
     StatusOr<std::unique_ptr<storage::Store>> dst = storage::OpenSqliteStore(store_dir);
     ASSERT_TRUE(src.ok() && dst.ok());
-    for (const char* name : {"text", "vector"}) {
+    for (const char* name : {"text", "vector", "records"}) {
       StatusOr<std::optional<storage::Snapshot>> snap = (*src)->GetSnapshot("lore", name);
       ASSERT_TRUE(snap.ok() && snap->has_value());
       (*snap)->seq = 1;  // older than every write of the second batch
@@ -302,7 +303,7 @@ TEST_F(EngineTest, ReopenAgreesWithAFreshBuild) {
   {
     StatusOr<std::unique_ptr<storage::Store>> dst = storage::OpenSqliteStore(store_dir);
     ASSERT_TRUE(dst.ok());
-    for (const char* name : {"text", "vector"}) {
+    for (const char* name : {"text", "vector", "records"}) {
       StatusOr<std::optional<storage::Snapshot>> snap = (*dst)->GetSnapshot("lore", name);
       ASSERT_TRUE(snap.ok() && snap->has_value());
       (*snap)->bytes[(*snap)->bytes.size() / 2] ^= 0x5a;
@@ -313,6 +314,168 @@ TEST_F(EngineTest, ReopenAgreesWithAFreshBuild) {
     auto e = Open();
     EXPECT_EQ(Probe(*e), expected) << "reopen from corrupt snapshots";
   }
+}
+
+// The records image stands for the records no newer than it (and than the
+// text snapshot: it has no texts); the rest are parsed. A damaged image, or
+// a text snapshot that fails beside a sound image, costs time, not answers.
+TEST_F(EngineTest, ReopenTakesUnchangedRecordsFromTheRecordsImage) {
+  std::mt19937 rng(4);
+  std::vector<std::string> first, second;
+  for (int i = 0; i < 300; ++i) first.push_back(Record(i, rng));
+  for (int i = 150; i < 300; ++i) second.push_back(Record(i, rng));
+  const std::vector<std::string> ids = {"r0", "r5", "r149", "r150", "r299"};
+  auto bodies = [&](const Engine& e) {
+    std::vector<std::string> out;
+    for (const std::string& id : ids) {
+      StatusOr<std::optional<std::string>> got = e.Get("lore", id);
+      out.push_back(got.ok() && got->has_value() ? **got : "(none)");
+    }
+    return out;
+  };
+  {
+    auto e = Open();
+    ASSERT_TRUE(e->CreateCollection(Spec()).ok());
+    ASSERT_TRUE(Ingest(*e, first).ok());
+  }
+  {
+    auto e = Open();
+    EXPECT_EQ(e->recovery().imaged, 300u) << "a clean reopen parses no record";
+  }
+  const std::vector<std::string> names = {"text", "vector", "records"};
+  std::vector<storage::Snapshot> old;
+  {
+    StatusOr<std::unique_ptr<storage::Store>> store = storage::OpenSqliteStore(dir_.string());
+    ASSERT_TRUE(store.ok());
+    for (const std::string& name : names) {
+      StatusOr<std::optional<storage::Snapshot>> snap = (*store)->GetSnapshot("lore", name);
+      ASSERT_TRUE(snap.ok() && snap->has_value()) << name;
+      old.push_back(std::move(**snap));
+    }
+  }
+  std::vector<std::string> expected, expected_bodies;
+  {
+    auto e = Open();
+    ASSERT_TRUE(Ingest(*e, second).ok());
+    const std::vector<std::string> gone = {"r1", "r2", "r260"};
+    ASSERT_TRUE(e->Delete("lore", gone).ok());
+    expected = Probe(*e);
+    expected_bodies = bodies(*e);
+  }
+  auto rewrite = [&](const std::string& name, const std::function<void(storage::Snapshot&)>& f) {
+    StatusOr<std::unique_ptr<storage::Store>> store = storage::OpenSqliteStore(dir_.string());
+    ASSERT_TRUE(store.ok());
+    StatusOr<std::optional<storage::Snapshot>> snap = (*store)->GetSnapshot("lore", name);
+    ASSERT_TRUE(snap.ok() && snap->has_value());
+    f(**snap);
+    ASSERT_TRUE((*store)->PutSnapshot("lore", name, **snap).ok());
+  };
+  // The snapshots taken before the second batch: the replaced and removed
+  // records are parsed (or dropped), the other 148 taken from the image.
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    rewrite(names[i], [&](storage::Snapshot& s) { s = old[i]; });
+  }
+  {
+    auto e = Open();
+    EXPECT_EQ(e->recovery().imaged, 148u) << "150 replaced and 2 removed since the image";
+    EXPECT_EQ(e->recovery().rebuilt, 0u);
+    EXPECT_EQ(Probe(*e), expected) << "reopen from a stale records image";
+    EXPECT_EQ(bodies(*e), expected_bodies);
+  }
+  // Closing wrote current images. A text snapshot that fails to load: the
+  // records taken from the image had no texts, so every record is read again.
+  rewrite("text", [](storage::Snapshot& s) { s.bytes[s.bytes.size() / 2] ^= 0x5a; });
+  {
+    auto e = Open();
+    EXPECT_EQ(e->recovery().imaged, 0u);
+    EXPECT_EQ(e->recovery().rebuilt, 1u);
+    EXPECT_EQ(Probe(*e), expected) << "reopen with a damaged text snapshot";
+    EXPECT_EQ(bodies(*e), expected_bodies);
+  }
+  // A damaged records image: every record is parsed, no index is rebuilt.
+  rewrite("records", [](storage::Snapshot& s) { s.bytes[s.bytes.size() / 2] ^= 0x5a; });
+  {
+    auto e = Open();
+    EXPECT_EQ(e->recovery().imaged, 0u);
+    EXPECT_EQ(e->recovery().rebuilt, 0u);
+    EXPECT_EQ(Probe(*e), expected) << "reopen with a damaged records image";
+    EXPECT_EQ(bodies(*e), expected_bodies);
+  }
+  {
+    auto e = Open();
+    EXPECT_EQ(e->recovery().imaged, 297u) << "the close after a damaged image wrote a new one";
+    EXPECT_EQ(Probe(*e), expected);
+  }
+}
+
+// A checkpoint encodes the records image in chunks while a writer replaces
+// and removes records: the image may hold a record as it was after the
+// image's sequence, and reopening from it must still give every record as
+// last written.
+TEST_F(EngineTest, RecordsImageTakenDuringWritesReopensExactly) {
+  constexpr int kRecords = 17000;  // two chunks of the image
+  std::mt19937 rng(5);
+  auto e = Open();
+  ASSERT_TRUE(e->CreateCollection(Spec()).ok());
+  std::vector<std::string> records;
+  for (int i = 0; i < kRecords; ++i) records.push_back(Record(i, rng));
+  ASSERT_TRUE(Ingest(*e, records).ok());
+  std::atomic<bool> stop{false};
+  std::thread writer([&] {
+    std::mt19937 wrng(6);
+    std::uniform_int_distribution<int> pick(0, kRecords - 1);
+    for (int round = 0; !stop.load(); ++round) {
+      std::vector<std::string> batch;
+      for (int j = 0; j < 20; ++j) batch.push_back(Record(pick(wrng), wrng));
+      ASSERT_TRUE(Ingest(*e, batch).ok());
+      const std::vector<std::string> gone = {"r" + std::to_string(pick(wrng))};
+      ASSERT_TRUE(e->Delete("lore", gone).ok());
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_TRUE(e->Checkpoint("lore").ok());
+  // The images of that checkpoint, read beside the open engine.
+  const std::vector<std::string> names = {"text", "vector", "records"};
+  std::vector<storage::Snapshot> taken;
+  {
+    StatusOr<std::unique_ptr<storage::Store>> store = storage::OpenSqliteStore(dir_.string());
+    ASSERT_TRUE(store.ok());
+    for (const std::string& name : names) {
+      StatusOr<std::optional<storage::Snapshot>> snap = (*store)->GetSnapshot("lore", name);
+      ASSERT_TRUE(snap.ok() && snap->has_value()) << name;
+      taken.push_back(std::move(**snap));
+    }
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  stop = true;
+  writer.join();
+  const std::vector<std::string> expected = Probe(*e);
+  const std::uint64_t live = e->DescribeCollection("lore")->records;
+  std::vector<std::string> bodies;
+  for (int i = 0; i < kRecords; i += 97) {
+    StatusOr<std::optional<std::string>> got = e->Get("lore", "r" + std::to_string(i));
+    bodies.push_back(got.ok() && got->has_value() ? **got : "(none)");
+  }
+  e.reset();
+  {
+    StatusOr<std::unique_ptr<storage::Store>> store = storage::OpenSqliteStore(dir_.string());
+    ASSERT_TRUE(store.ok());
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      ASSERT_TRUE((*store)->PutSnapshot("lore", names[i], taken[i]).ok());
+    }
+  }
+  e = Open();
+  EXPECT_GT(e->recovery().imaged, 0u);
+  EXPECT_LT(e->recovery().imaged, live) << "the writes after the image are parsed";
+  EXPECT_EQ(e->recovery().rebuilt, 0u);
+  EXPECT_EQ(Probe(*e), expected);
+  EXPECT_EQ(e->DescribeCollection("lore")->records, live);
+  std::vector<std::string> again;
+  for (int i = 0; i < kRecords; i += 97) {
+    StatusOr<std::optional<std::string>> got = e->Get("lore", "r" + std::to_string(i));
+    again.push_back(got.ok() && got->has_value() ? **got : "(none)");
+  }
+  EXPECT_EQ(again, bodies);
 }
 
 TEST_F(EngineTest, SearchRejectsBadInputWithLocation) {

@@ -41,6 +41,7 @@ Status CheckpointCollection(storage::Store& store, Collection& c) {
     RETURN_IF_ERROR(
         store.PutSnapshot(name, "vector", {capture->seq, std::move(*capture->vectors)}));
   }
+  RETURN_IF_ERROR(store.PutSnapshot(name, "records", {capture->seq, std::move(capture->records)}));
   c.MarkStored(*capture);
   return Status::Ok();
 }

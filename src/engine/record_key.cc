@@ -1,5 +1,6 @@
 #include "engine/record_key.h"
 
+#include <charconv>
 #include <variant>
 
 namespace engram::engine {
@@ -22,6 +23,23 @@ std::string OwnedKey(std::optional<std::string_view> agent, std::string_view id)
   key += ':';
   key += id;
   return key;
+}
+
+bool IsOwnedKey(std::string_view key, std::optional<std::string_view> agent, std::string_view id) {
+  char digits[24];
+  std::string_view prefix = "-";
+  if (agent) {
+    const std::to_chars_result end = std::to_chars(digits, digits + sizeof digits, agent->size());
+    prefix = std::string_view(digits, static_cast<std::size_t>(end.ptr - digits));
+  }
+  const std::size_t size = prefix.size() + 1 + (agent ? agent->size() + 1 : 0) + id.size();
+  if (key.size() != size || !key.starts_with(prefix) || key[prefix.size()] != ':') return false;
+  key.remove_prefix(prefix.size() + 1);
+  if (agent) {
+    if (!key.starts_with(*agent) || key[agent->size()] != ':') return false;
+    key.remove_prefix(agent->size() + 1);
+  }
+  return key == id;
 }
 
 std::optional<std::string_view> OwnerOf(const std::vector<Value>& slots, std::uint32_t owner_slot) {

@@ -29,6 +29,8 @@ std::optional<std::uint32_t> OwnerSlot(const Schema& schema);
 // agent_id. The length prefix makes it injective whatever the two contain,
 // and the two forms never meet (a digit or '-' comes first).
 std::string OwnedKey(std::optional<std::string_view> agent, std::string_view id);
+// Whether `key` is OwnedKey(agent, id), without building it.
+bool IsOwnedKey(std::string_view key, std::optional<std::string_view> agent, std::string_view id);
 
 // The owner `slots` name through `owner_slot` (nullopt when the field is absent).
 std::optional<std::string_view> OwnerOf(const std::vector<Value>& slots, std::uint32_t owner_slot);

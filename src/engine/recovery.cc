@@ -13,6 +13,7 @@
 // sparser than its records (damaged, crafted, or left so by mass deletes) is
 // renumbered densely first, in the store, before anything is allocated.
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <future>
 #include <limits>
@@ -23,7 +24,9 @@
 namespace engram {
 
 using engine::Collection;
+using engine::ImagedRecord;
 using engine::PreparedRecord;
+using engine::ReadRecordImage;
 
 namespace {
 
@@ -86,22 +89,59 @@ Status ScanRows(storage::Store& store, const Collection& c, std::uint64_t vector
       });
 }
 
-// Checks the rows (Collection::Reload) and appends them to `out` in order,
-// on up to `threads` threads, each parsing a run of rows into its place.
-Status ParseRows(const Collection& c, std::vector<StoredRow> rows, std::size_t threads,
-                 std::vector<StoredRecord>* out) {
+// The records of a records image (record_image.h) that stand for the stored
+// rows no newer than `upto`: the image's sequence, or the text snapshot's
+// when that is older (a record taken from the image has no texts).
+struct Imaged {
+  std::vector<ImagedRecord> records;  // ascending record numbers
+  std::uint64_t upto = 0;
+};
+
+// For each row, the index of its record in `image` when the row may be taken
+// from it, else -1. Both are in record-number order.
+std::vector<std::int64_t> MatchImage(const std::vector<StoredRow>& rows, const Imaged* image) {
+  std::vector<std::int64_t> at(rows.size(), -1);
+  if (image == nullptr) return at;
+  std::size_t j = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    while (j < image->records.size() && image->records[j].doc < rows[i].doc) ++j;
+    if (j == image->records.size()) break;
+    if (image->records[j].doc == rows[i].doc && rows[i].seq <= image->upto) {
+      at[i] = static_cast<std::int64_t>(j);
+    }
+  }
+  return at;
+}
+
+// Checks the rows and appends them to `out` in order, on up to `threads`
+// threads, each taking a run of rows into its place: from `image` where it
+// stands for the row (Collection::FromImage), else parsed
+// (Collection::Reload). Counts the rows taken from the image in `*imaged`.
+Status ParseRows(const Collection& c, std::vector<StoredRow> rows, Imaged* image,
+                 std::size_t threads, std::vector<StoredRecord>* out, std::size_t* imaged) {
   const std::size_t n = rows.size();
   const std::size_t base = out->size();
   out->resize(base + n);
+  const std::vector<std::int64_t> at = MatchImage(rows, image);
+  std::atomic<std::size_t> taken{0};
   auto parse = [&](std::size_t first, std::size_t last) -> Status {
+    std::size_t from_image = 0;
     for (std::size_t i = first; i < last; ++i) {
       StoredRow& r = rows[i];
-      ASSIGN_OR_RETURN(PreparedRecord p, c.Reload(std::move(r.body), r.vector));
-      std::string stale;
-      if (r.id != p.key) stale = std::move(r.id);
-      (*out)[base + i] = StoredRecord{r.doc, r.seq, std::move(p), std::move(stale)};
+      std::optional<PreparedRecord> p;
+      if (at[i] >= 0) {
+        ASSIGN_OR_RETURN(p, c.FromImage(std::move(image->records[at[i]]), r.body, r.vector, r.id));
+        from_image += p.has_value();
+      }
+      std::string stale;  // stored under a key that is not its own (Rekey)
+      if (!p) {
+        ASSIGN_OR_RETURN(p, c.Reload(std::move(r.body), r.vector));
+        if (r.id != p->key) stale = std::move(r.id);
+      }
+      (*out)[base + i] = StoredRecord{r.doc, r.seq, std::move(*p), std::move(stale)};
       r = StoredRow{};  // its bytes are in the record now, or not needed
     }
+    taken += from_image;
     return Status::Ok();
   };
   const std::size_t parts =
@@ -115,6 +155,7 @@ Status ParseRows(const Collection& c, std::vector<StoredRow> rows, std::size_t t
     Status s = other.get();
     if (status.ok()) status = std::move(s);
   }
+  *imaged = taken;
   return status;
 }
 
@@ -124,7 +165,8 @@ Status ReadRecords(storage::Store& store, const Collection& c, std::uint64_t vec
                    std::size_t threads, std::vector<StoredRecord>* out) {
   std::vector<StoredRow> rows;
   RETURN_IF_ERROR(ScanRows(store, c, vectors_after, &rows));
-  return ParseRows(c, std::move(rows), threads, out);
+  std::size_t imaged = 0;
+  return ParseRows(c, std::move(rows), nullptr, threads, out, &imaged);
 }
 
 // What the first step of a replay leaves for the second: every record's
@@ -300,9 +342,12 @@ StatusOr<std::shared_ptr<Collection>> Engine::Impl::Load(const storage::Collecti
                    ReadSnapshot(*store, *c, "text", c->has_text(), last_seq));
   ASSIGN_OR_RETURN(std::optional<storage::Snapshot> vector_snapshot,
                    ReadSnapshot(*store, *c, "vector", c->has_vectors(), last_seq));
+  ASSIGN_OR_RETURN(std::optional<storage::Snapshot> records_snapshot,
+                   ReadSnapshot(*store, *c, "records", true, last_seq));
   std::vector<StoredRow> rows;
   RETURN_IF_ERROR(ScanRows(*store, *c, vector_snapshot ? vector_snapshot->seq : 0, &rows));
   recovery.records += rows.size();
+  const std::size_t stored = rows.size();
   // The records keep their numbers unless they are too sparse (then they are
   // renumbered below and the snapshots are not used): the text snapshot is
   // decoded on a second thread while the records are checked, the vector
@@ -314,8 +359,27 @@ StatusOr<std::shared_ptr<Collection>> Engine::Impl::Load(const storage::Collecti
     const std::uint32_t limit = rows.empty() ? 0 : rows.back().doc + 1;
     text_index = std::async(std::launch::async, LoadText, std::cref(text_snapshot), limit);
   }
+  // The records the records image stands for are taken from it, not parsed:
+  // those no newer than it and, as they come without texts, than the text
+  // snapshot (none without one).
+  std::optional<Imaged> image;
+  if (dense && records_snapshot && (!c->has_text() || text_snapshot)) {
+    const std::uint32_t limit = rows.empty() ? 0 : rows.back().doc + 1;
+    StatusOr<std::vector<ImagedRecord>> read =
+        ReadRecordImage(records_snapshot->bytes, *c->row_schema(), limit);
+    if (read.ok()) {
+      image.emplace();
+      image->records = std::move(read).value();
+      image->upto = records_snapshot->seq;
+      if (text_snapshot) image->upto = std::min(image->upto, text_snapshot->seq);
+    }
+  }
+  records_snapshot.reset();
   std::vector<StoredRecord> records;
-  RETURN_IF_ERROR(ParseRows(*c, std::move(rows), options.threads, &records));
+  std::size_t imaged = 0;
+  RETURN_IF_ERROR(ParseRows(*c, std::move(rows), image ? &*image : nullptr, options.threads,
+                            &records, &imaged));
+  image.reset();
   ASSIGN_OR_RETURN(const bool rekeyed, Rekey(*store, row.name, &records));
   if (rekeyed) {
     ASSIGN_OR_RETURN(last_seq, store->LastSequence());
@@ -329,6 +393,7 @@ StatusOr<std::shared_ptr<Collection>> Engine::Impl::Load(const storage::Collecti
     text_snapshot.reset();
     vector_snapshot.reset();
     records.clear();
+    imaged = 0;
     RETURN_IF_ERROR(ReadRecords(*store, *c, 0, options.threads, &records));
     if (!DenseEnough(records)) {
       return Status::Corruption("record numbers are still sparse after renumbering");
@@ -346,6 +411,7 @@ StatusOr<std::shared_ptr<Collection>> Engine::Impl::Load(const storage::Collecti
       Install(*c, vector_snapshot, std::move(vector_index), c->vector_index_for_load());
   if (vector_snapshot && !vector_use.loaded) {
     records.clear();  // the vector snapshot is not used: every record's vector is needed
+    imaged = 0;
     RETURN_IF_ERROR(ReadRecords(*store, *c, 0, options.threads, &records));
   }
   auto seq_of = [](const SnapshotUse& use) {
@@ -360,8 +426,14 @@ StatusOr<std::shared_ptr<Collection>> Engine::Impl::Load(const storage::Collecti
               c->text_index_for_load());
   recovery.rebuilt +=
       (c->has_text() && !text_use.loaded) + (c->has_vectors() && !vector_use.loaded);
-  RETURN_IF_ERROR(ReplayIndexes(*c, std::move(deferred), seq_of(text_use), options.threads,
-                                &recovery.replayed));
+  // Records taken from the records image came without texts: should the
+  // text snapshot not load after all, no text is indexed here and every
+  // record is read again below.
+  const bool texts_missing = imaged > 0 && c->has_text() && !text_use.loaded;
+  const std::optional<std::uint64_t> text_seq =
+      texts_missing ? std::optional<std::uint64_t>(UINT64_MAX) : seq_of(text_use);
+  RETURN_IF_ERROR(
+      ReplayIndexes(*c, std::move(deferred), text_seq, options.threads, &recovery.replayed));
 
   // Records the snapshots hold that the store no longer has; then the sets
   // must agree, or the index is rebuilt from the records.
@@ -379,13 +451,14 @@ StatusOr<std::shared_ptr<Collection>> Engine::Impl::Load(const storage::Collecti
     for (const std::uint32_t doc : stale) index.Remove(doc);
     rebuild_vector = !(index.store().live() == live);
   }
-  if (rebuild_text || rebuild_vector) {
+  if (rebuild_text || rebuild_vector || texts_missing) {
     auto fresh = std::make_shared<Collection>(c->spec());
     if (!rebuild_text) fresh->text_index_for_load() = std::move(c->text_index_for_load());
     if (!rebuild_vector) fresh->vector_index_for_load() = std::move(c->vector_index_for_load());
     c = fresh;
     const bool keep_vectors = vector_use.loaded && !rebuild_vector;
     records.clear();
+    imaged = 0;
     RETURN_IF_ERROR(
         ReadRecords(*store, *c, keep_vectors ? vector_use.seq : 0, options.threads, &records));
     recovery.rebuilt += rebuild_text + rebuild_vector;
@@ -394,6 +467,8 @@ StatusOr<std::shared_ptr<Collection>> Engine::Impl::Load(const storage::Collecti
                            keep_vectors ? seq_of(vector_use) : std::nullopt, options.threads,
                            &recovery.replayed));
   }
+  recovery.imaged += imaged;
+  c->CountChanged(stored - imaged);
   c->Begin(last_seq);
   return c;
 }

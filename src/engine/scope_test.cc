@@ -11,6 +11,7 @@
 
 #include "base/json.h"
 #include "engine/collection.h"
+#include "engine/record_key.h"
 #include "engram/engine.h"
 #include "storage/store.h"
 
@@ -210,6 +211,28 @@ TEST_F(ScopeTest, IdsAreUniquePerAgent) {
   EXPECT_EQ(agent_of("bob-2000", alice), "alice");
   EXPECT_EQ(agent_of("bob-2000", bob), "bob");
   EXPECT_EQ(engine_->DescribeCollection("notes")->records, 9u);
+  EXPECT_EQ(engine_->recovery().imaged, 9u) << "the owner keys match the records image's";
+}
+
+TEST(ScopeKeys, IsOwnedKeyAgreesWithOwnedKey) {
+  const std::vector<std::optional<std::string>> agents = {std::nullopt, "",      "a", "alice",
+                                                          "x:y",        "10:ab", "-"};
+  const std::vector<std::string> ids = {"", "1", "a:b", "alice", ":", "-:1"};
+  auto view = [](const std::optional<std::string>& a) {
+    return a ? std::optional<std::string_view>(*a) : std::nullopt;
+  };
+  for (const auto& agent : agents) {
+    for (const std::string& id : ids) {
+      const std::string key = engine::OwnedKey(view(agent), id);
+      for (const auto& other_agent : agents) {
+        for (const std::string& other_id : ids) {
+          EXPECT_EQ(engine::IsOwnedKey(key, view(other_agent), other_id),
+                    key == engine::OwnedKey(view(other_agent), other_id))
+              << key << " against " << other_agent.value_or("(none)") << " / " << other_id;
+        }
+      }
+    }
+  }
 }
 
 // A store written when every collection was keyed by id alone: opening it
