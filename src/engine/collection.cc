@@ -181,14 +181,30 @@ Checked<PreparedRecord> Collection::Prepare(std::string_view json_text) const {
   return out;
 }
 
-StatusOr<PreparedRecord> Collection::Reload(std::string text, std::string_view vector_bytes) const {
-  if (spec_.vector_dim > 0 && !vector_bytes.empty()) {
-    if (vector_bytes.size() != spec_.vector_dim * sizeof(float)) {
-      return Status::Corruption("stored vector has " + std::to_string(vector_bytes.size()) +
-                                " bytes, expected " +
-                                std::to_string(spec_.vector_dim * sizeof(float)));
-    }
+StatusOr<std::vector<float>> Collection::StoredVector(std::string_view bytes) const {
+  std::vector<float> vector;
+  if (bytes.empty()) return vector;
+  if (bytes.size() != spec_.vector_dim * sizeof(float)) {
+    return Status::Corruption("stored vector has " + std::to_string(bytes.size()) +
+                              " bytes, expected " +
+                              std::to_string(spec_.vector_dim * sizeof(float)));
   }
+  vector.resize(spec_.vector_dim);
+  std::memcpy(vector.data(), bytes.data(), bytes.size());
+  return vector;
+}
+
+Version Collection::VersionOf(const std::vector<Value>& slots) const {
+  Version version;
+  if (const Datetime* t = std::get_if<Datetime>(&slots[written_slot()])) version.written_at = *t;
+  if (const Datetime* t = std::get_if<Datetime>(&slots[superseded_slot()])) {
+    version.superseded_at = *t;
+  }
+  return version;
+}
+
+StatusOr<PreparedRecord> Collection::Reload(std::string text, std::string_view vector_bytes) const {
+  ASSIGN_OR_RETURN(std::vector<float> vector, StoredVector(vector_bytes));
   // The body was checked by Prepare when it was written; it is checked
   // against the schema again (a store is not trusted blindly), the vector
   // only for its size: Validate ran on it before it was stored.
@@ -219,10 +235,7 @@ StatusOr<PreparedRecord> Collection::Reload(std::string text, std::string_view v
     auto it = read.value.find(spec_.text[i].name);
     if (it != read.value.end() && it->is_string()) out.texts[i] = it->get<std::string>();
   }
-  if (!vector_bytes.empty()) {
-    out.vector.resize(spec_.vector_dim);
-    std::memcpy(out.vector.data(), vector_bytes.data(), vector_bytes.size());
-  }
+  out.vector = std::move(vector);
   // The body without the version member, as Prepare wrote it: cut from the
   // stored text when StoredBody wrote it (reopening does not serialise every
   // record again), else serialised.
@@ -238,11 +251,7 @@ StatusOr<PreparedRecord> Collection::Reload(std::string text, std::string_view v
 }
 
 std::string Collection::StoredBodyOf(const PreparedRecord& r) const {
-  Version version;
-  if (const Datetime* t = std::get_if<Datetime>(&r.slots[written_slot()])) version.written_at = *t;
-  if (const Datetime* t = std::get_if<Datetime>(&r.slots[superseded_slot()])) {
-    version.superseded_at = *t;
-  }
+  const Version version = VersionOf(r.slots);
   if (!version.written_at && !version.superseded_at) return r.body;
   return StoredBody(r.body, version);
 }

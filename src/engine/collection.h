@@ -40,6 +40,7 @@
 #include "base/roaring.h"
 #include "engine/hit_tally.h"
 #include "engine/record_image.h"
+#include "engine/version.h"
 #include "engram/diagnostic.h"
 #include "engram/embedder.h"
 #include "engram/engine.h"
@@ -332,6 +333,10 @@ class Collection {
  private:
   text::TextIndexOptions TextOptions() const;
   void SetContentHash(PreparedRecord* r) const;  // exact dedup: r->content_hash
+  // The floats of a vector as the store keeps it (none when `bytes` is
+  // empty); Corruption when it is not of the collection's dimension.
+  StatusOr<std::vector<float>> StoredVector(std::string_view bytes) const;
+  Version VersionOf(const std::vector<Value>& slots) const;  // from the version slots
   vector::VectorIndexOptions VectorOptions() const;
   std::optional<std::uint32_t> Find(std::string_view key) const;
   std::vector<std::uint32_t> FindId(std::string_view id) const;  // ascending

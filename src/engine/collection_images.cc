@@ -5,6 +5,7 @@
 #include <shared_mutex>
 #include <utility>
 
+#include "base/status.h"
 #include "engine/collection.h"
 #include "engine/record_key.h"
 #include "engine/version.h"
@@ -72,21 +73,10 @@ StatusOr<std::optional<PreparedRecord>> Collection::FromImage(ImagedRecord r, st
                                : stored_key == r.id;
   if (!key_matches) return none;
   PreparedRecord out;
-  if (!vector_bytes.empty()) {
-    if (spec_.vector_dim == 0 || vector_bytes.size() != spec_.vector_dim * sizeof(float)) {
-      return Status::Corruption("stored vector of record '" + r.id + "' has " +
-                                std::to_string(vector_bytes.size()) + " bytes");
-    }
-    out.vector.resize(spec_.vector_dim);
-    std::memcpy(out.vector.data(), vector_bytes.data(), vector_bytes.size());
-  }
+  ASSIGN_OR_RETURN(out.vector, StoredVector(vector_bytes));
   // The body as Reload leaves it: without its version member, which
   // StoredBodyOf wrote last, and only when the record has a version.
-  Version version;
-  if (const Datetime* t = std::get_if<Datetime>(&r.slots[written_slot()])) version.written_at = *t;
-  if (const Datetime* t = std::get_if<Datetime>(&r.slots[superseded_slot()])) {
-    version.superseded_at = *t;
-  }
+  const Version version = VersionOf(r.slots);
   if (version.written_at || version.superseded_at) {
     std::optional<std::string> cut = BodyWithoutVersion(body, version);
     if (!cut) return none;

@@ -110,6 +110,16 @@ class EngineTest : public ::testing::Test {
     return out;
   }
 
+  // The bodies of records `ids` ("(none)" for one not found).
+  static std::vector<std::string> Bodies(const Engine& e, const std::vector<std::string>& ids) {
+    std::vector<std::string> out;
+    for (const std::string& id : ids) {
+      StatusOr<std::optional<std::string>> got = e.Get("lore", id);
+      out.push_back(got.ok() && got->has_value() ? **got : "(none)");
+    }
+    return out;
+  }
+
   // The record numbers the store holds for "lore", by id (the engine closed).
   std::map<std::string, std::uint32_t> StoredDocs() {
     std::map<std::string, std::uint32_t> docs;
@@ -325,14 +335,7 @@ TEST_F(EngineTest, ReopenTakesUnchangedRecordsFromTheRecordsImage) {
   for (int i = 0; i < 300; ++i) first.push_back(Record(i, rng));
   for (int i = 150; i < 300; ++i) second.push_back(Record(i, rng));
   const std::vector<std::string> ids = {"r0", "r5", "r149", "r150", "r299"};
-  auto bodies = [&](const Engine& e) {
-    std::vector<std::string> out;
-    for (const std::string& id : ids) {
-      StatusOr<std::optional<std::string>> got = e.Get("lore", id);
-      out.push_back(got.ok() && got->has_value() ? **got : "(none)");
-    }
-    return out;
-  };
+  auto bodies = [&](const Engine& e) { return Bodies(e, ids); };
   {
     auto e = Open();
     ASSERT_TRUE(e->CreateCollection(Spec()).ok());
@@ -375,37 +378,24 @@ TEST_F(EngineTest, ReopenTakesUnchangedRecordsFromTheRecordsImage) {
   for (std::size_t i = 0; i < names.size(); ++i) {
     rewrite(names[i], [&](storage::Snapshot& s) { s = old[i]; });
   }
-  {
+  // Reopens: the records taken from the image and the indexes rebuilt,
+  // then the same answers and bodies.
+  auto reopen = [&](std::size_t imaged, std::size_t rebuilt, const std::string& what) {
     auto e = Open();
-    EXPECT_EQ(e->recovery().imaged, 148u) << "150 replaced and 2 removed since the image";
-    EXPECT_EQ(e->recovery().rebuilt, 0u);
-    EXPECT_EQ(Probe(*e), expected) << "reopen from a stale records image";
-    EXPECT_EQ(bodies(*e), expected_bodies);
-  }
+    EXPECT_EQ(e->recovery().imaged, imaged) << what;
+    EXPECT_EQ(e->recovery().rebuilt, rebuilt) << what;
+    EXPECT_EQ(Probe(*e), expected) << what;
+    EXPECT_EQ(bodies(*e), expected_bodies) << what;
+  };
+  reopen(148, 0, "a stale records image: 150 replaced and 2 removed since");
   // Closing wrote current images. A text snapshot that fails to load: the
   // records taken from the image had no texts, so every record is read again.
   rewrite("text", [](storage::Snapshot& s) { s.bytes[s.bytes.size() / 2] ^= 0x5a; });
-  {
-    auto e = Open();
-    EXPECT_EQ(e->recovery().imaged, 0u);
-    EXPECT_EQ(e->recovery().rebuilt, 1u);
-    EXPECT_EQ(Probe(*e), expected) << "reopen with a damaged text snapshot";
-    EXPECT_EQ(bodies(*e), expected_bodies);
-  }
+  reopen(0, 1, "a damaged text snapshot");
   // A damaged records image: every record is parsed, no index is rebuilt.
   rewrite("records", [](storage::Snapshot& s) { s.bytes[s.bytes.size() / 2] ^= 0x5a; });
-  {
-    auto e = Open();
-    EXPECT_EQ(e->recovery().imaged, 0u);
-    EXPECT_EQ(e->recovery().rebuilt, 0u);
-    EXPECT_EQ(Probe(*e), expected) << "reopen with a damaged records image";
-    EXPECT_EQ(bodies(*e), expected_bodies);
-  }
-  {
-    auto e = Open();
-    EXPECT_EQ(e->recovery().imaged, 297u) << "the close after a damaged image wrote a new one";
-    EXPECT_EQ(Probe(*e), expected);
-  }
+  reopen(0, 0, "a damaged records image");
+  reopen(297, 0, "the close after a damaged image wrote a new one");
 }
 
 // A checkpoint encodes the records image in chunks while a writer replaces
@@ -451,11 +441,9 @@ TEST_F(EngineTest, RecordsImageTakenDuringWritesReopensExactly) {
   writer.join();
   const std::vector<std::string> expected = Probe(*e);
   const std::uint64_t live = e->DescribeCollection("lore")->records;
-  std::vector<std::string> bodies;
-  for (int i = 0; i < kRecords; i += 97) {
-    StatusOr<std::optional<std::string>> got = e->Get("lore", "r" + std::to_string(i));
-    bodies.push_back(got.ok() && got->has_value() ? **got : "(none)");
-  }
+  std::vector<std::string> sample;
+  for (int i = 0; i < kRecords; i += 97) sample.push_back("r" + std::to_string(i));
+  const std::vector<std::string> bodies = Bodies(*e, sample);
   e.reset();
   {
     StatusOr<std::unique_ptr<storage::Store>> store = storage::OpenSqliteStore(dir_.string());
@@ -470,12 +458,7 @@ TEST_F(EngineTest, RecordsImageTakenDuringWritesReopensExactly) {
   EXPECT_EQ(e->recovery().rebuilt, 0u);
   EXPECT_EQ(Probe(*e), expected);
   EXPECT_EQ(e->DescribeCollection("lore")->records, live);
-  std::vector<std::string> again;
-  for (int i = 0; i < kRecords; i += 97) {
-    StatusOr<std::optional<std::string>> got = e->Get("lore", "r" + std::to_string(i));
-    again.push_back(got.ok() && got->has_value() ? **got : "(none)");
-  }
-  EXPECT_EQ(again, bodies);
+  EXPECT_EQ(Bodies(*e, sample), bodies);
 }
 
 TEST_F(EngineTest, SearchRejectsBadInputWithLocation) {

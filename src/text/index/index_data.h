@@ -134,7 +134,8 @@ struct IndexData {
   std::vector<std::vector<std::uint32_t>> doc_surface;
   std::vector<std::uint64_t> total_len;  // per field, over live documents
   // Per field, the average length the block bounds' tf~ are computed with
-  // (TermPostings::block_max_t): the average when RebaseBounds last ran.
+  // (TermPostings::block_max_t): the average when Load or RebaseBounds last
+  // set them (SetBoundBase).
   std::vector<double> bound_avglen;
 
   std::size_t num_fields() const { return options.fields.size(); }
@@ -174,11 +175,17 @@ struct IndexData {
   }
 };
 
+// Sets data.bound_avglen to the current averages.
+void SetBoundBase(IndexData& data);
+// Sets p's bounds, the list's and its blocks', to none (p.removed = 0),
+// for its postings to widen them one by one (WidenListBounds).
+void ClearBounds(std::size_t num_fields, TermPostings& p);
 // Recomputes p's bounds, the list's and its blocks', from its postings and
 // data's lengths (exact again: p.removed = 0).
 void RecomputeBounds(const IndexData& data, TermPostings& p);
 // Sets data.bound_avglen to the current averages and recomputes every
-// list's bounds: O(postings). Load runs it, and Put when BoundsStale: tf~
+// list's bounds: O(postings). Put runs it when BoundsStale (Load sets the
+// same figures as it reads the postings): tf~
 // grows with the average, and Bm25::BlockBound widens the blocks' figures
 // by that growth, so they would loosen without end. An average grows by a
 // tenth only after about a tenth of the documents or tokens changed, so the

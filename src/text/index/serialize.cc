@@ -97,11 +97,7 @@ const char* AddToDocuments(TermPostings& p, std::uint32_t id, const std::vector<
   scratch.clear();
   for (const PostingBlock& k : p.blocks)
     scratch.insert(scratch.end(), k.docs.begin(), k.docs.end());
-  p.max_tf.assign(nf, 0);
-  p.min_len.assign(nf, 0);
-  p.block_max_t.assign(p.blocks.size(), 0);
-  p.max_t = 0;
-  p.removed = 0;
+  ClearBounds(nf, p);
   std::size_t at = 0;
   for (std::size_t b = 0; b < p.blocks.size(); ++b) {
     const PostingBlock& k = p.blocks[b];
@@ -302,9 +298,8 @@ StatusOr<TextIndex> TextIndex::Load(std::string_view bytes, std::uint32_t doc_li
       d.total_len[f] += declared[i * nf + f];
     }
   }
-  // The bounds of the postings are taken at these averages (RebaseBounds).
-  d.bound_avglen.resize(nf);
-  for (std::size_t f = 0; f < nf; ++f) d.bound_avglen[f] = d.avglen(f);
+  // The bounds of the postings are taken at these averages.
+  SetBoundBase(d);
   // Tokens seen per document and field, to check they add up to the lengths.
   std::vector<std::uint32_t> tokens(limit * nf, 0);
   // Every token takes a position (a byte at least) below, so the lengths add

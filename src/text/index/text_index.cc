@@ -33,13 +33,17 @@ float IndexData::BoundTf(std::uint32_t doc, const std::uint32_t* tfs) const {
   return rounded < t ? std::nextafter(rounded, std::numeric_limits<float>::infinity()) : rounded;
 }
 
-void RecomputeBounds(const IndexData& data, TermPostings& p) {
-  const std::size_t nf = data.num_fields();
-  p.max_tf.assign(nf, 0);
-  p.min_len.assign(nf, 0);
+void ClearBounds(std::size_t num_fields, TermPostings& p) {
+  p.max_tf.assign(num_fields, 0);
+  p.min_len.assign(num_fields, 0);
   p.block_max_t.assign(p.blocks.size(), 0);
   p.max_t = 0;
   p.removed = 0;
+}
+
+void RecomputeBounds(const IndexData& data, TermPostings& p) {
+  const std::size_t nf = data.num_fields();
+  ClearBounds(nf, p);
   for (std::size_t b = 0; b < p.blocks.size(); ++b) {
     const PostingBlock& k = p.blocks[b];
     for (std::size_t i = 0; i < k.size(); ++i) {
@@ -52,9 +56,13 @@ void RecomputeBounds(const IndexData& data, TermPostings& p) {
   }
 }
 
-void RebaseBounds(IndexData& data) {
+void SetBoundBase(IndexData& data) {
   data.bound_avglen.resize(data.num_fields());
   for (std::size_t f = 0; f < data.num_fields(); ++f) data.bound_avglen[f] = data.avglen(f);
+}
+
+void RebaseBounds(IndexData& data) {
+  SetBoundBase(data);
   for (TermPostings& p : data.postings) {
     if (!p.empty()) RecomputeBounds(data, p);
   }
