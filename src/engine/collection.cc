@@ -279,9 +279,10 @@ std::string Collection::OwnedKeyOf(std::optional<std::string_view> agent,
 }
 
 std::optional<std::uint32_t> Collection::Find(std::string_view key) const {
-  auto it = docs_.find(std::string(key));
-  if (it == docs_.end()) return std::nullopt;
-  return it->second;
+  const std::uint32_t doc =
+      by_key_.Find(key, [this](std::uint32_t d) -> const std::string& { return key_of(d); });
+  if (doc == FlatHash::kNone) return std::nullopt;
+  return doc;
 }
 
 std::vector<std::uint32_t> Collection::FindId(std::string_view id) const {
@@ -290,8 +291,12 @@ std::vector<std::uint32_t> Collection::FindId(std::string_view id) const {
     if (std::optional<std::uint32_t> doc = Find(id)) out.push_back(*doc);
     return out;
   }
-  auto [first, last] = by_id_.equal_range(std::string(id));
-  for (auto it = first; it != last; ++it) out.push_back(it->second);
+  by_id_.ForEach(
+      id, [this](std::uint32_t d) -> const std::string& { return ids_[d]; },
+      [&out](std::uint32_t d) {
+        out.push_back(d);
+        return true;
+      });
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -328,16 +333,6 @@ StatusOr<std::optional<std::pair<std::uint32_t, double>>> Collection::Writer::Ne
   const vector::Metric metric = c_->vectors_->store().metric();
   const double distance = vector::ReportedDistance(metric, found[0].distance);
   return Found(std::make_pair(found[0].id, search::VectorSimilarity(metric, distance)));
-}
-
-void Collection::ForgetId(const std::string& id, std::uint32_t doc) {
-  auto [first, last] = by_id_.equal_range(id);
-  for (auto it = first; it != last; ++it) {
-    if (it->second == doc) {
-      by_id_.erase(it);
-      return;
-    }
-  }
 }
 
 StatusOr<Collection::Writer> Collection::Write() {
@@ -466,12 +461,12 @@ Status Collection::LoadIndexes(const std::vector<std::uint32_t>& docs,
 }
 
 void Collection::Reserve(std::size_t records, std::uint32_t doc_limit) {
-  docs_.reserve(records);
+  by_key_.Reserve(records);
   ids_.reserve(doc_limit);
   bodies_.reserve(doc_limit);
   if (owner_slot_) {
     keys_.reserve(doc_limit);
-    by_id_.reserve(records);
+    by_id_.Reserve(records);
   }
   if (spec_.dedup.mode == DedupMode::kExact) {
     content_hashes_.reserve(doc_limit);
@@ -503,9 +498,21 @@ Status Collection::Put(const std::vector<std::uint32_t>& docs, std::vector<Prepa
   } else {
     PutRows(docs, records);
   }
+  // The key maps' slots are fetched kAhead records ahead: a large batch
+  // (opening a store) would otherwise wait on a cache miss per record and map.
+  constexpr std::size_t kAhead = 8;
+  std::vector<std::uint64_t> key_hash(records.size()), id_hash(owner_slot_ ? records.size() : 0);
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    key_hash[i] = FlatHash::Hash(records[i].key);
+    if (owner_slot_) id_hash[i] = FlatHash::Hash(records[i].id);
+  }
   std::vector<std::uint32_t> vector_docs;
   std::vector<float> vector_rows;
   for (std::size_t i = 0; i < records.size(); ++i) {
+    if (i + kAhead < records.size()) {
+      by_key_.Prefetch(key_hash[i + kAhead]);
+      if (owner_slot_) by_id_.Prefetch(id_hash[i + kAhead]);
+    }
     PreparedRecord& r = records[i];
     const std::uint32_t doc = docs[i];
     if (doc >= ids_.size()) {
@@ -518,12 +525,12 @@ Status Collection::Put(const std::vector<std::uint32_t>& docs, std::vector<Prepa
       next_doc_ = doc + 1;
     }
     free_.remove(doc);
-    if (owner_slot_ && ids_[doc] != r.id) {
-      if (!ids_[doc].empty()) ForgetId(ids_[doc], doc);
-      by_id_.emplace(r.id, doc);
+    if (ids_[doc].empty() || key_of(doc) != r.key) {
+      if (!ids_[doc].empty()) ForgetKeys(doc);
+      by_key_.InsertHashed(key_hash[i], doc);
+      if (owner_slot_) by_id_.InsertHashed(id_hash[i], doc);
     }
-    if (owner_slot_) keys_[doc] = r.key;
-    docs_[std::move(r.key)] = doc;
+    if (owner_slot_) keys_[doc] = std::move(r.key);
     ids_[doc] = std::move(r.id);
     bodies_[doc] = std::move(r.body);
     if (spec_.dedup.mode == DedupMode::kExact) {
@@ -551,11 +558,15 @@ Status Collection::Put(const std::vector<std::uint32_t>& docs, std::vector<Prepa
   return Status::Ok();
 }
 
+void Collection::ForgetKeys(std::uint32_t doc) {
+  by_key_.Erase(key_of(doc), doc);
+  if (owner_slot_) by_id_.Erase(ids_[doc], doc);
+}
+
 void Collection::RemoveOne(std::uint32_t doc) {
   if (doc >= ids_.size() || ids_[doc].empty()) return;
-  docs_.erase(key_of(doc));
+  ForgetKeys(doc);
   if (owner_slot_) {
-    ForgetId(ids_[doc], doc);
     keys_[doc].clear();
     keys_[doc].shrink_to_fit();
   }

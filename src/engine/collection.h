@@ -36,6 +36,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/flat_hash.h"
 #include "base/json.h"
 #include "base/roaring.h"
 #include "engine/hit_tally.h"
@@ -343,16 +344,19 @@ class Collection {
   const std::string& key_of(std::uint32_t doc) const {
     return owner_slot_ ? keys_[doc] : ids_[doc];
   }
-  void ForgetId(const std::string& id, std::uint32_t doc);  // by_id_ loses (id, doc)
-  void ForgetContent(std::uint32_t doc);                    // by_content_ loses doc
+  void ForgetContent(std::uint32_t doc);  // by_content_ loses doc
   search::CollectionView View() const;
   std::string ImageRecords() const;  // the records image, in chunks under the shared lock
   // Puts the metadata rows of `records` (their slots, moved) at `docs`.
   void PutRows(const std::vector<std::uint32_t>& docs, std::vector<PreparedRecord>& records);
-  // Indexes `records` at `docs` (the exclusive lock held or not needed).
+  // Indexes `records` at `docs` (the exclusive lock held or not needed). A
+  // record at a number held by another key replaces that record in the key
+  // maps; no record at another number may hold a record's key (Assign and
+  // Follow see to it, and the store's keys are unique).
   Status Put(const std::vector<std::uint32_t>& docs, std::vector<PreparedRecord> records,
              std::size_t threads, bool stage, const std::function<void(std::size_t)>& progress);
   void RemoveOne(std::uint32_t doc);
+  void ForgetKeys(std::uint32_t doc);  // by_key_ and by_id_ lose doc (still in ids_ and keys_)
   void TouchAll(std::vector<TouchedRecord> records);  // the exclusive lock held
   std::uint32_t TakeFree();
 
@@ -365,11 +369,11 @@ class Collection {
   std::optional<std::uint32_t> ttl_slot_;
   std::optional<std::uint32_t> hit_count_slot_, last_hit_slot_;
   mutable HitTally hits_;
-  std::optional<std::uint32_t> owner_slot_;                    // keyed by owner: agent_id's slot
-  std::unordered_map<std::string, std::uint32_t> docs_;        // key -> doc
-  std::vector<std::string> ids_;                               // doc -> id ("" when free)
-  std::vector<std::string> keys_;                              // doc -> key (keyed by owner only)
-  std::unordered_multimap<std::string, std::uint32_t> by_id_;  // id -> doc (keyed only)
+  std::optional<std::uint32_t> owner_slot_;  // keyed by owner: agent_id's slot
+  std::vector<std::string> ids_;             // doc -> id ("" when free)
+  std::vector<std::string> keys_;            // doc -> key (keyed by owner only)
+  FlatHash by_key_;                          // key -> doc (key_of), one per key
+  FlatHash by_id_;                           // id -> docs (ids_; keyed by owner only)
   // Exact dedup only: content hash -> doc, and doc -> its hash (0: none).
   std::unordered_multimap<std::uint64_t, std::uint32_t> by_content_;
   std::vector<std::uint64_t> content_hashes_;

@@ -13,10 +13,10 @@
 #include <string_view>
 #include <vector>
 
+#include "base/flat_hash.h"
 #include "base/roaring.h"
 #include "text/index/options.h"
 #include "text/index/sorted_words.h"
-#include "text/index/word_hash.h"
 
 namespace engram::text {
 
@@ -110,7 +110,7 @@ struct IndexData {
   // Term -> id, sorted, for prefix queries: kept only without a stemmer (with
   // one, prefixes expand over `surface`, and Serialize sorts the terms).
   SortedWords terms;
-  WordHash term_ids;                      // the same, hashed (over term_text)
+  FlatHash term_ids;                      // the same, hashed (over term_text)
   std::vector<std::string> term_text;     // id -> stemmed term
   std::vector<TermPostings> postings;     // id -> postings
   std::vector<std::uint32_t> free_terms;  // ids whose postings emptied
@@ -119,7 +119,7 @@ struct IndexData {
   // document counts, and surface_ids hashes them to their ids.
   SortedWords surface;
   std::vector<SurfaceWord> surface_words;
-  WordHash surface_ids;
+  FlatHash surface_ids;
   std::vector<std::uint32_t> free_surface;  // ids of words no document has any more
   std::uint64_t put_serial = 0;             // Put's counter (SurfaceWord::seen)
 
@@ -159,14 +159,14 @@ struct IndexData {
   std::vector<std::uint32_t> ExpandPrefix(std::string_view prefix, std::size_t limit = SIZE_MAX - 1,
                                           std::size_t* matched = nullptr) const;
   bool stemmed() const { return options.stemmer != Stemmer::kNone; }
-  // The id of `term` in term_ids, or WordHash::kNone.
+  // The id of `term` in term_ids, or FlatHash::kNone.
   std::uint32_t TermIdOf(std::string_view term) const {
     return term_ids.Find(term,
                          [this](std::uint32_t id) -> const std::string& { return term_text[id]; });
   }
-  // The id of surface word `word`, or WordHash::kNone.
+  // The id of surface word `word`, or FlatHash::kNone.
   std::uint32_t SurfaceIdOf(std::string_view word) const {
-    return SurfaceIdOf(word, WordHash::Hash(word));
+    return SurfaceIdOf(word, FlatHash::Hash(word));
   }
   std::uint32_t SurfaceIdOf(std::string_view word, std::uint64_t hash) const {
     return surface_ids.FindHashed(word, hash, [this](std::uint32_t id) -> const std::string& {

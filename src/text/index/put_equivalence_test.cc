@@ -190,7 +190,7 @@ void CheckAgainstModel(const TextIndex& index,
     EXPECT_EQ(d.term_text[(*sit).second], s.first) << word;
     ++sit;
     const std::uint32_t id = d.SurfaceIdOf(word);
-    ASSERT_NE(id, WordHash::kNone) << word;
+    ASSERT_NE(id, FlatHash::kNone) << word;
     EXPECT_EQ(d.surface_words[id].text, word);
     EXPECT_EQ(d.surface_words[id].docs, s.second) << word;
     EXPECT_EQ(d.term_text[d.surface_words[id].term], s.first) << word;

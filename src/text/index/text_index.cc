@@ -83,7 +83,7 @@ namespace {
 
 std::uint32_t TermId(IndexData& data, std::string_view term) {
   const std::uint32_t found = data.TermIdOf(term);
-  if (found != WordHash::kNone) return found;
+  if (found != FlatHash::kNone) return found;
   std::uint32_t id;
   if (!data.free_terms.empty()) {
     id = data.free_terms.back();
@@ -122,7 +122,7 @@ struct PutScratch {
   std::vector<std::uint32_t> token_pos;   // and their positions in their fields
   std::vector<std::uint32_t> positions;   // grouped by slot, field-major, ascending
   std::vector<std::uint32_t> lens;        // per field
-  std::vector<std::uint64_t> hashes;      // per token of the field: WordHash::Hash
+  std::vector<std::uint64_t> hashes;      // per token of the field: FlatHash::Hash
   std::vector<std::uint32_t> doc_words;   // the document's distinct surface word ids
   TermList tokens;
 };
@@ -155,7 +155,7 @@ std::uint32_t PutScratch::Slot(std::uint32_t term, std::size_t nf) {
 
 std::int64_t IndexData::Find(std::string_view term) const {
   const std::uint32_t id = TermIdOf(term);
-  return id == WordHash::kNone ? -1 : static_cast<std::int64_t>(id);
+  return id == FlatHash::kNone ? -1 : static_cast<std::int64_t>(id);
 }
 
 std::vector<std::uint32_t> IndexData::TermsInTextOrder() const {
@@ -249,12 +249,12 @@ void TextIndex::Put(std::uint32_t doc, const std::vector<std::string_view>& text
       // cache rather than missing one after another.
       x.hashes.resize(count);
       for (std::size_t pos = 0; pos < count; ++pos) {
-        x.hashes[pos] = WordHash::Hash(x.tokens[pos]);
+        x.hashes[pos] = FlatHash::Hash(x.tokens[pos]);
         d.surface_ids.Prefetch(x.hashes[pos]);
       }
       for (std::size_t pos = 0; pos < count; ++pos) {
         const std::uint32_t candidate = d.surface_ids.Candidate(x.hashes[pos]);
-        if (candidate != WordHash::kNone) __builtin_prefetch(&d.surface_words[candidate]);
+        if (candidate != FlatHash::kNone) __builtin_prefetch(&d.surface_words[candidate]);
       }
     }
     for (std::size_t pos = 0; pos < count; ++pos) {
@@ -263,7 +263,7 @@ void TextIndex::Put(std::uint32_t doc, const std::vector<std::string_view>& text
       if (d.stemmed()) {
         // A word seen before maps to its term without stemming again.
         std::uint32_t word_id = d.SurfaceIdOf(word, x.hashes[pos]);
-        if (word_id == WordHash::kNone) {
+        if (word_id == FlatHash::kNone) {
           id = TermId(d, Stem(d.options.stemmer, word));
           if (!d.free_surface.empty()) {
             word_id = d.free_surface.back();
@@ -374,8 +374,7 @@ void TextIndex::Remove(std::uint32_t doc) {
     RemovePosting(p, doc, nf);
     if (p.empty()) {
       if (!d.stemmed()) d.terms.erase(d.term_text[id]);
-      d.term_ids.Erase(d.term_text[id],
-                       [&d](std::uint32_t t) -> const std::string& { return d.term_text[t]; });
+      d.term_ids.Erase(d.term_text[id], id);
       std::string().swap(d.term_text[id]);
       d.free_terms.push_back(id);
       p = TermPostings{};
@@ -392,8 +391,7 @@ void TextIndex::Remove(std::uint32_t doc) {
     SurfaceWord& sw = d.surface_words[word_id];
     if (--sw.docs == 0) {
       d.surface.erase(sw.text);
-      d.surface_ids.Erase(
-          sw.text, [&d](std::uint32_t w) -> const std::string& { return d.surface_words[w].text; });
+      d.surface_ids.Erase(sw.text, word_id);
       std::string().swap(sw.text);
       d.free_surface.push_back(word_id);
     }
