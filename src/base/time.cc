@@ -1,7 +1,9 @@
 #include "base/time.h"
 
 #include <chrono>
-#include <cstdio>
+#include <iterator>
+
+#include <fmt/format.h>
 
 namespace engram {
 namespace {
@@ -102,16 +104,11 @@ std::string FormatDatetime(Datetime t) {
   std::chrono::year_month_day ymd{std::chrono::sys_days{std::chrono::days{days}}};
   std::int64_t secs = rem / kMicrosPerSecond;
   std::int64_t frac = rem % kMicrosPerSecond;
-  char buf[64];
-  int n = std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02d:%02d:%02d",
-                        static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
-                        static_cast<unsigned>(ymd.day()), static_cast<int>(secs / 3600),
-                        static_cast<int>(secs / 60 % 60), static_cast<int>(secs % 60));
-  std::string out(buf, static_cast<std::size_t>(n));
-  if (frac != 0) {
-    std::snprintf(buf, sizeof buf, ".%06d", static_cast<int>(frac));
-    out += buf;
-  }
+  std::string out =
+      fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", static_cast<int>(ymd.year()),
+                  static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()), secs / 3600,
+                  secs / 60 % 60, secs % 60);
+  if (frac != 0) fmt::format_to(std::back_inserter(out), ".{:06}", frac);
   out += 'Z';
   return out;
 }

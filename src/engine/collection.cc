@@ -239,10 +239,8 @@ StatusOr<PreparedRecord> Collection::Reload(std::string text, std::string_view v
   // The body without the version member, as Prepare wrote it: cut from the
   // stored text when StoredBody wrote it (reopening does not serialise every
   // record again), else serialised.
-  if (!versioned) {
+  if (!versioned || CutVersion(&text, version)) {
     out.body = std::move(text);
-  } else if (std::optional<std::string> cut = BodyWithoutVersion(text, version)) {
-    out.body = std::move(*cut);
   } else {
     out.body = json::Dump(read.value);
   }

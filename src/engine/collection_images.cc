@@ -78,13 +78,11 @@ StatusOr<std::optional<PreparedRecord>> Collection::FromImage(ImagedRecord r, st
   // StoredBodyOf wrote last, and only when the record has a version.
   const Version version = VersionOf(r.slots);
   if (version.written_at || version.superseded_at) {
-    std::optional<std::string> cut = BodyWithoutVersion(body, version);
-    if (!cut) return none;
-    out.body = std::move(*cut);
-  } else {
-    if (body.find(kVersionMember) != std::string::npos) return none;
-    out.body = std::move(body);
+    if (!CutVersion(&body, version)) return none;
+  } else if (body.find(kVersionMember) != std::string::npos) {
+    return none;
   }
+  out.body = std::move(body);
   out.key = std::move(stored_key);
   out.id = std::move(r.id);
   out.slots = std::move(r.slots);

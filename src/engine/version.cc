@@ -85,12 +85,20 @@ std::vector<std::string> SupersedesOf(std::string_view body) {
 
 namespace {
 
-// The member StoredBody appends: "@version":{"written_at":..,"superseded_at":..}.
+// The member StoredBody appends: "@version":{"written_at":..,"superseded_at":..},
+// as json::Dump writes it (the member names and datetimes need no escapes),
+// without building the object: reopening compares it with every record.
 std::string VersionMember(const Version& version) {
-  json::Value v = json::Value::object();
-  if (version.written_at) v["written_at"] = FormatDatetime(*version.written_at);
-  if (version.superseded_at) v["superseded_at"] = FormatDatetime(*version.superseded_at);
-  return json::Dump(json::Value(std::string(kVersionMember))) + ":" + json::Dump(v);
+  std::string out = "\"";
+  out += kVersionMember;
+  out += "\":{";
+  if (version.written_at) out += "\"written_at\":\"" + FormatDatetime(*version.written_at) + "\"";
+  if (version.written_at && version.superseded_at) out += ',';
+  if (version.superseded_at) {
+    out += "\"superseded_at\":\"" + FormatDatetime(*version.superseded_at) + "\"";
+  }
+  out += '}';
+  return out;
 }
 
 }  // namespace
@@ -105,13 +113,19 @@ std::string StoredBody(std::string_view body, const Version& version) {
   return out;
 }
 
-std::optional<std::string> BodyWithoutVersion(std::string_view stored, const Version& version) {
+bool CutVersion(std::string* stored, const Version& version) {
   const std::string tail = VersionMember(version) + "}";
-  if (stored.size() < tail.size() + 1 || !stored.ends_with(tail)) return std::nullopt;
-  const std::size_t at = stored.size() - tail.size();  // the member's first byte
-  if (stored[at - 1] == '{') return std::string(stored.substr(0, at)) + "}";
-  if (stored[at - 1] != ',' || at < 2) return std::nullopt;
-  return std::string(stored.substr(0, at - 1)) + "}";
+  if (stored->size() < tail.size() + 1 || !stored->ends_with(tail)) return false;
+  const std::size_t at = stored->size() - tail.size();  // the member's first byte
+  if ((*stored)[at - 1] == '{') {
+    stored->resize(at);
+  } else if ((*stored)[at - 1] == ',' && at >= 2) {
+    stored->resize(at - 1);
+  } else {
+    return false;
+  }
+  *stored += '}';
+  return true;
 }
 
 std::optional<std::string> TakeVersion(json::Value* object, Version* version) {

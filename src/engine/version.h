@@ -62,11 +62,12 @@ std::vector<std::string> SupersedesOf(std::string_view body);
 // member added last.
 std::string StoredBody(std::string_view body, const Version& version);
 
-// The returned body of `stored` (a body StoredBody wrote with `version`,
-// which was read from it) without re-serialising it: the text before the
-// member, closed. nullopt when `stored` does not end with that member (then
-// the caller serialises the object with TakeVersion's result).
-std::optional<std::string> BodyWithoutVersion(std::string_view stored, const Version& version);
+// Turns `stored` (a body StoredBody wrote with `version`, which was read
+// from it) into the returned body without re-serialising it: the member is
+// cut and the object closed, in place. False, `stored` unchanged, when it
+// does not end with that member (then the caller serialises the object with
+// TakeVersion's result).
+bool CutVersion(std::string* stored, const Version& version);
 
 // Takes the version member out of a stored record object. Corruption-style
 // message when it is there but malformed; no member: an empty Version.
