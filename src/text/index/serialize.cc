@@ -303,25 +303,22 @@ StatusOr<TextIndex> TextIndex::Load(std::string_view bytes, std::uint32_t doc_li
   // Tokens seen per document and field, to check they add up to the lengths.
   std::vector<std::uint32_t> tokens(limit * nf, 0);
   // Every token takes a position (a byte at least) below, so the lengths add
-  // up to at most the bytes left; a document's tokens bound its distinct
-  // terms, which sizes its forward list once (trimmed below where it was
-  // much too large) rather than growing it a term at a time.
+  // up to at most the bytes left.
   std::vector<bool> is_live(limit, false);
   std::uint64_t all_tokens = 0;
   for (std::size_t i = 0; i < num_docs; ++i) {
-    std::uint64_t doc_tokens = 0;
-    for (std::size_t f = 0; f < nf; ++f) doc_tokens += declared[i * nf + f];
-    all_tokens += doc_tokens;
+    for (std::size_t f = 0; f < nf; ++f) all_tokens += declared[i * nf + f];
     if (all_tokens > r.left()) return fail("field lengths past the image");
     is_live[docs[i]] = true;
-    d.doc_terms[docs[i]].reserve(doc_tokens);
   }
 
   // Terms: each takes at least its text (2 bytes), a posting count and one
-  // posting (a document, F frequencies, a position).
+  // posting (a document, F frequencies, a position). The postings are read
+  // first, counting each document's terms, so that every forward list is
+  // sized once, in document order, before AddToDocuments fills them.
   const std::size_t num_terms = r.Count(5 + nf);
   if (!r.ok()) return fail("bad term count");
-  std::vector<std::uint32_t> scratch;  // a term's documents (AddToDocuments)
+  std::vector<std::uint32_t> terms_of(limit, 0);
   d.term_text.reserve(num_terms);
   d.postings.reserve(num_terms);
   for (std::uint32_t id = 0; id < num_terms && r.ok(); ++id) {
@@ -333,18 +330,25 @@ StatusOr<TextIndex> TextIndex::Load(std::string_view bytes, std::uint32_t doc_li
     const std::size_t n = r.Count(2 + nf);
     if (!r.ok() || n == 0) return fail("bad postings");
     if (const char* why = ReadPostings(r, n, nf, limit, p)) return fail(why);
-    if (const char* why = AddToDocuments(p, id, is_live, tokens, scratch, d)) return fail(why);
+    for (const PostingBlock& k : p.blocks) {
+      for (const std::uint32_t doc : k.docs) ++terms_of[doc];
+    }
     if (!d.stemmed()) d.terms.emplace(text, id);
     d.term_ids.Insert(text, id);
     d.term_text.push_back(std::move(text));
     d.postings.push_back(std::move(p));
   }
   if (!r.ok()) return fail("truncated terms");
+  for (const std::uint32_t doc : d.live) d.doc_terms[doc].reserve(terms_of[doc]);
+  std::vector<std::uint32_t>().swap(terms_of);
+  std::vector<std::uint32_t> scratch;  // a term's documents (AddToDocuments)
+  for (std::uint32_t id = 0; id < num_terms; ++id) {
+    if (const char* why = AddToDocuments(d.postings[id], id, is_live, tokens, scratch, d)) {
+      return fail(why);
+    }
+  }
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     if (tokens[i] != d.lengths[i]) return fail("field lengths disagree with the postings");
-  }
-  for (std::vector<std::uint32_t>& terms : d.doc_terms) {
-    if (terms.capacity() > terms.size() + terms.size() / 4) terms.shrink_to_fit();
   }
 
   if (d.stemmed()) {
@@ -365,8 +369,12 @@ StatusOr<TextIndex> TextIndex::Load(std::string_view bytes, std::uint32_t doc_li
       d.surface_words.push_back(
           SurfaceWord{std::move(word), static_cast<std::uint32_t>(term), 0, 0});
     }
-    for (std::uint32_t doc : d.live) {
+    for (auto it = d.live.begin(); it != d.live.end();) {
+      const std::uint32_t doc = *it;
+      // The next document's forward list is read while this one's words are.
+      if (++it != d.live.end()) __builtin_prefetch(d.doc_terms[*it].data());
       const std::size_t n = r.Count();
+      if (r.ok()) d.doc_surface[doc].reserve(n);
       std::uint64_t idx = 0;
       for (std::size_t j = 0; j < n && r.ok(); ++j) {
         const std::uint64_t step = r.Var();
