@@ -65,6 +65,7 @@ class FeedStore : public storage::Store {
                      const std::function<Status(const storage::RecordRow&)>&) override {
     return Unused();
   }
+  StatusOr<std::uint64_t> RecordLimit(std::string_view) override { return Unused(); }
   StatusOr<std::optional<Found>> GetRecord(std::string_view, std::string_view) override {
     return Unused();
   }

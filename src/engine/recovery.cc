@@ -340,6 +340,20 @@ StatusOr<std::shared_ptr<Collection>> Engine::Impl::Load(const storage::Collecti
   // it not be used).
   ASSIGN_OR_RETURN(std::optional<storage::Snapshot> text_snapshot,
                    ReadSnapshot(*store, *c, "text", c->has_text(), last_seq));
+  // The text snapshot is decoded on a second thread while the records are
+  // read, checked and put into the collection (only their texts wait for the
+  // text index). It is sized by the store's record numbers: from here when
+  // they are few enough for the image to describe them (a dense store's
+  // are), else once the scan shows them dense (see DenseEnough; sparse ones
+  // are renumbered below and the snapshots not used).
+  std::future<std::optional<text::TextIndex>> text_index;
+  if (text_snapshot) {
+    ASSIGN_OR_RETURN(const std::uint64_t limit, store->RecordLimit(row.name));
+    if (limit <= 2 * static_cast<std::uint64_t>(text_snapshot->bytes.size()) + kDocSlack) {
+      text_index = std::async(std::launch::async, LoadText, std::cref(text_snapshot),
+                              static_cast<std::uint32_t>(limit));
+    }
+  }
   ASSIGN_OR_RETURN(std::optional<storage::Snapshot> vector_snapshot,
                    ReadSnapshot(*store, *c, "vector", c->has_vectors(), last_seq));
   ASSIGN_OR_RETURN(std::optional<storage::Snapshot> records_snapshot,
@@ -348,14 +362,8 @@ StatusOr<std::shared_ptr<Collection>> Engine::Impl::Load(const storage::Collecti
   RETURN_IF_ERROR(ScanRows(*store, *c, vector_snapshot ? vector_snapshot->seq : 0, &rows));
   recovery.records += rows.size();
   const std::size_t stored = rows.size();
-  // The records keep their numbers unless they are too sparse (then they are
-  // renumbered below and the snapshots are not used): the text snapshot is
-  // decoded on a second thread while the records are checked, the vector
-  // snapshot decoded and the records put into the collection (its slowest
-  // part; only their texts wait for the text index).
   const bool dense = DenseEnough(rows);
-  std::future<std::optional<text::TextIndex>> text_index;
-  if (dense && text_snapshot) {
+  if (dense && text_snapshot && !text_index.valid()) {
     const std::uint32_t limit = rows.empty() ? 0 : rows.back().doc + 1;
     text_index = std::async(std::launch::async, LoadText, std::cref(text_snapshot), limit);
   }
@@ -390,6 +398,8 @@ StatusOr<std::shared_ptr<Collection>> Engine::Impl::Load(const storage::Collecti
     // indexes from the records: the snapshots name the old numbers.
     RETURN_IF_ERROR(Renumber(*store, row.name, records));
     ASSIGN_OR_RETURN(last_seq, store->LastSequence());
+    if (text_index.valid()) text_index.wait();  // it reads text_snapshot
+    text_index = {};
     text_snapshot.reset();
     vector_snapshot.reset();
     records.clear();

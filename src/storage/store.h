@@ -140,6 +140,13 @@ class Store {
   virtual Status ScanRecords(std::string_view collection, std::uint64_t vectors_after,
                              const std::function<Status(const RecordRow&)>& fn) = 0;
 
+  // One more than the largest record number in `collection`, 0 when it has
+  // no records: the bound ScanRecords' numbers stay below, read without the
+  // scan (an index lookup), so that an opening engine can size what a
+  // snapshot may name before the records arrive. NotFound for an unknown
+  // collection.
+  virtual StatusOr<std::uint64_t> RecordLimit(std::string_view collection) = 0;
+
   // The record with `id`, with its vector; nullopt when absent.
   struct Found {
     std::uint32_t doc = 0;

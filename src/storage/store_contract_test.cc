@@ -92,6 +92,7 @@ TEST_P(StoreContractTest, CollectionsCreateListDrop) {
   EXPECT_EQ(store->DropCollection("alpha").code(), StatusCode::kNotFound);
   EXPECT_EQ(store->Apply("alpha", batch).status().code(), StatusCode::kNotFound);
   EXPECT_EQ(store->GetRecord("alpha", "id-0").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(store->RecordLimit("alpha").status().code(), StatusCode::kNotFound);
   EXPECT_EQ(store->GetSnapshot("alpha", "text").status().code(), StatusCode::kNotFound);
   EXPECT_EQ(store->PutSnapshot("alpha", "text", {}).code(), StatusCode::kNotFound);
   EXPECT_EQ(store->ScanRecords("alpha", 0, [](const RecordRow&) { return Status::Ok(); }).code(),
@@ -128,6 +129,31 @@ TEST_P(StoreContractTest, ApplyUpsertsReplacesAndRemoves) {
   EXPECT_EQ(rows[3].seq, 2u);
   EXPECT_FALSE(store->GetRecord("c", "id-3").value().has_value());
   EXPECT_EQ(store->LastSequence().value(), 4u);
+}
+
+TEST_P(StoreContractTest, RecordLimitIsOnePastTheLargestRecordNumberOfTheCollection) {
+  auto store = Open();
+  EXPECT_EQ(store->RecordLimit("c").status().code(), StatusCode::kNotFound);
+  ASSERT_TRUE(store->CreateCollection({"c", "{}"}).ok());
+  ASSERT_TRUE(store->CreateCollection({"other", "{}"}).ok());
+  EXPECT_EQ(store->RecordLimit("c").value(), 0u);
+  WriteBatch batch;
+  for (const std::uint32_t d : {3u, 0u, 7u}) batch.puts.push_back(TestRecord(d));
+  ASSERT_TRUE(store->Apply("c", batch).ok());
+  WriteBatch elsewhere;
+  elsewhere.puts = {TestRecord(100)};
+  ASSERT_TRUE(store->Apply("other", elsewhere).ok());
+  EXPECT_EQ(store->RecordLimit("c").value(), 8u);
+  EXPECT_EQ(store->RecordLimit("other").value(), 101u);
+  WriteBatch remove;
+  remove.removes = {"id-7"};
+  ASSERT_TRUE(store->Apply("c", remove).ok());
+  EXPECT_EQ(store->RecordLimit("c").value(), 4u);
+  // The largest number there is: its limit does not wrap.
+  WriteBatch last;
+  last.puts = {TestRecord(UINT32_MAX)};
+  ASSERT_TRUE(store->Apply("c", last).ok());
+  EXPECT_EQ(store->RecordLimit("c").value(), std::uint64_t{UINT32_MAX} + 1);
 }
 
 TEST_P(StoreContractTest, ABatchMayReplaceTheConfigurationWithItsRecords) {

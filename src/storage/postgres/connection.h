@@ -35,6 +35,7 @@ enum class Sql {
   kTouchRecord,
   kScan,
   kGetRecord,
+  kRecordLimit,
   kPutSnapshot,
   kGetSnapshot,
   kSetCollectionSeq,

@@ -190,6 +190,23 @@ class PostgresStore final : public Store {
     return stopped.ok() ? status : stopped;
   }
 
+  StatusOr<std::uint64_t> RecordLimit(std::string_view collection) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::uint64_t limit = 0;
+    const Status status =
+        Read(fmt::format("read the record numbers of collection '{}'", Printable(collection)), [&] {
+          ASSIGN_OR_RETURN(Result r,
+                           c_->Run(Sql::kRecordLimit, Params().Bytes(collection), "select"));
+          RETURN_IF_ERROR(CollectionRowOf(r.get(), collection));
+          limit = PQgetisnull(r.get(), 0, 0)
+                      ? 0
+                      : static_cast<std::uint64_t>(CellInt(r.get(), 0, 0)) + 1;
+          return Status::Ok();
+        });
+    if (!status.ok()) return status;
+    return limit;
+  }
+
   StatusOr<std::optional<Found>> GetRecord(std::string_view collection,
                                            std::string_view id) override {
     std::lock_guard<std::mutex> lock(mu_);

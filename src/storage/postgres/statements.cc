@@ -102,6 +102,12 @@ constexpr Statement kStatements[] = {
      "SELECT r.doc, r.seq, r.body, r.vector FROM engram_collections c "
      "LEFT JOIN engram_records r ON r.coll = c.num AND r.id = $2 WHERE c.name = $1",
      "bb"},
+    // No row: no such collection; NULL: no records. The subquery reads the
+    // last entry of the primary key's index.
+    {"record_limit",
+     "SELECT (SELECT max(doc) FROM engram_records WHERE coll = c.num) "
+     "FROM engram_collections c WHERE c.name = $1",
+     "b"},
     {"put_snapshot",
      "INSERT INTO engram_snapshots(coll, name, seq, bytes) VALUES ($1, $2, $3, $4) "
      "ON CONFLICT (coll, name) DO UPDATE SET seq = excluded.seq, bytes = excluded.bytes",

@@ -228,6 +228,21 @@ class SqliteStore final : public Store {
     return Status::Ok();
   }
 
+  StatusOr<std::uint64_t> RecordLimit(std::string_view collection) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    const std::string what =
+        fmt::format("read the record numbers of collection '{}'", Printable(collection));
+    auto num = RequireCollection(collection);
+    if (!num.ok()) return num.status().WithContext(what);
+    Bound s(sql_.record_limit);
+    sqlite3_bind_int64(s, 1, FirstKey(*num));
+    sqlite3_bind_int64(s, 2, LastKey(*num));
+    const int rc = sqlite3_step(s);
+    if (rc != SQLITE_ROW) return Error(rc, what);
+    if (sqlite3_column_type(s, 0) == SQLITE_NULL) return std::uint64_t{0};
+    return (static_cast<std::uint64_t>(sqlite3_column_int64(s, 0)) & 0xffffffff) + 1;
+  }
+
   StatusOr<std::optional<Found>> GetRecord(std::string_view collection,
                                            std::string_view id) override {
     std::lock_guard<std::mutex> lock(mu_);

@@ -35,6 +35,8 @@ Status Statements::Prepare() {
        "SELECT key, id, seq, body, CASE WHEN seq > ?3 THEN vector END FROM records "
        "WHERE key BETWEEN ?1 AND ?2 ORDER BY key"},
       {&get_record, "SELECT key, seq, body, vector FROM records WHERE coll = ?1 AND id = ?2"},
+      // The last key of the collection's range: one step down the rowid tree.
+      {&record_limit, "SELECT max(key) FROM records WHERE key BETWEEN ?1 AND ?2"},
       // A snapshot replaces the old one by a delete and then an insert in one
       // transaction: the new image fills the pages the old one freed, where
       // an update in place would take new pages first (the file would grow
@@ -90,6 +92,7 @@ void Statements::Finalize() {
                            &touch_record,
                            &scan,
                            &get_record,
+                           &record_limit,
                            &delete_snapshot,
                            &put_snapshot,
                            &get_snapshot,

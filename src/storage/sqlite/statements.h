@@ -41,6 +41,7 @@ struct Statements {
   sqlite3_stmt* touch_record = nullptr;
   sqlite3_stmt* scan = nullptr;
   sqlite3_stmt* get_record = nullptr;
+  sqlite3_stmt* record_limit = nullptr;
   sqlite3_stmt* delete_snapshot = nullptr;
   sqlite3_stmt* put_snapshot = nullptr;
   sqlite3_stmt* get_snapshot = nullptr;
