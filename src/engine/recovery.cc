@@ -349,7 +349,8 @@ StatusOr<std::shared_ptr<Collection>> Engine::Impl::Load(const storage::Collecti
   std::future<std::optional<text::TextIndex>> text_index;
   if (text_snapshot) {
     ASSIGN_OR_RETURN(const std::uint64_t limit, store->RecordLimit(row.name));
-    if (limit <= 2 * static_cast<std::uint64_t>(text_snapshot->bytes.size()) + kDocSlack) {
+    if (limit <= UINT32_MAX &&
+        limit <= 2 * static_cast<std::uint64_t>(text_snapshot->bytes.size()) + kDocSlack) {
       text_index = std::async(std::launch::async, LoadText, std::cref(text_snapshot),
                               static_cast<std::uint32_t>(limit));
     }
