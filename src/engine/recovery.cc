@@ -219,10 +219,11 @@ StatusOr<Deferred> ReplayRecords(Collection& c, std::uint64_t store_seq,
 }
 
 // Replay, step 2: the texts the text snapshot in use (seq given, or nullopt
-// for none) does not have, and the vectors step 1 kept. Counts the records
-// indexed again in `*replayed`.
+// for none) does not have, unless `texts_put` (PutTexts put them already),
+// and the vectors step 1 kept. Counts the records indexed again in
+// `*replayed`.
 Status ReplayIndexes(Collection& c, Deferred deferred, std::optional<std::uint64_t> text_seq,
-                     std::size_t threads, std::size_t* replayed) {
+                     bool texts_put, std::size_t threads, std::size_t* replayed) {
   std::vector<std::uint32_t> docs;
   std::vector<std::vector<std::string>> texts;
   std::vector<std::vector<float>> vectors;
@@ -230,8 +231,9 @@ Status ReplayIndexes(Collection& c, Deferred deferred, std::optional<std::uint64
     const bool text = c.has_text() && (!text_seq || deferred.seqs[i] > *text_seq);
     if (!text && deferred.vectors[i].empty()) continue;
     ++*replayed;
+    if (texts_put && deferred.vectors[i].empty()) continue;
     docs.push_back(deferred.docs[i]);
-    texts.push_back(text ? std::move(deferred.texts[i]) : std::vector<std::string>());
+    texts.push_back(text && !texts_put ? std::move(deferred.texts[i]) : std::vector<std::string>());
     vectors.push_back(std::move(deferred.vectors[i]));
   }
   return c.LoadIndexes(docs, std::move(texts), std::move(vectors), threads);
@@ -243,7 +245,7 @@ Status Replay(Collection& c, std::uint64_t store_seq, std::vector<StoredRecord> 
               std::size_t threads, std::size_t* replayed) {
   ASSIGN_OR_RETURN(Deferred deferred,
                    ReplayRecords(c, store_seq, std::move(records), vector_seq, threads));
-  return ReplayIndexes(c, std::move(deferred), text_seq, threads, replayed);
+  return ReplayIndexes(c, std::move(deferred), text_seq, false, threads, replayed);
 }
 
 // Whether the record numbers are dense enough to size the in-memory state
@@ -254,6 +256,38 @@ bool DenseEnough(const std::vector<Stored>& records) {
   if (records.empty()) return true;
   const std::uint64_t largest = records.back().doc;
   return largest < 2 * static_cast<std::uint64_t>(records.size()) + kDocSlack;
+}
+
+// The texts of the records written after the text snapshot (its sequence
+// `text_seq`), copied: Replay keeps its own for when the snapshot is not
+// used after all.
+struct NewerTexts {
+  std::vector<std::uint32_t> docs;
+  std::vector<std::vector<std::string>> texts;
+};
+
+NewerTexts TextsAfter(const std::vector<StoredRecord>& records, std::uint64_t text_seq) {
+  NewerTexts out;
+  for (const StoredRecord& r : records) {
+    if (r.seq <= text_seq) continue;
+    out.docs.push_back(r.doc);
+    out.texts.push_back(r.record.texts);
+  }
+  return out;
+}
+
+// The decoded text snapshot `index` (nullopt: none) with `newer` put into it,
+// on the text snapshot's thread, while the records go into the collection.
+std::optional<text::TextIndex> PutTexts(std::future<std::optional<text::TextIndex>> index,
+                                        NewerTexts newer) {
+  std::optional<text::TextIndex> loaded = index.get();
+  if (!loaded) return loaded;
+  for (std::size_t i = 0; i < newer.docs.size(); ++i) {
+    const std::vector<std::string_view> views(newer.texts[i].begin(), newer.texts[i].end());
+    loaded->Put(newer.docs[i], views);
+    std::vector<std::string>().swap(newer.texts[i]);
+  }
+  return loaded;
 }
 
 // The text index in `snapshot` for records numbered below `doc_limit`, or
@@ -428,8 +462,14 @@ StatusOr<std::shared_ptr<Collection>> Engine::Impl::Load(const storage::Collecti
   auto seq_of = [](const SnapshotUse& use) {
     return use.loaded ? std::optional<std::uint64_t>(use.seq) : std::nullopt;
   };
-  // The records go in while the text snapshot may still be decoding; their
-  // texts wait for it.
+  // The records go in while the text snapshot may still be decoding; the
+  // texts of those written after it are put into it on its thread, after
+  // the decoding. (Should it not be used after all, Replay puts every text.)
+  const bool texts_put = text_index.valid() && c->has_text();
+  if (texts_put) {
+    text_index = std::async(std::launch::async, PutTexts, std::move(text_index),
+                            TextsAfter(records, text_snapshot->seq));
+  }
   ASSIGN_OR_RETURN(Deferred deferred, ReplayRecords(*c, last_seq, std::move(records),
                                                     seq_of(vector_use), options.threads));
   const SnapshotUse text_use =
@@ -443,8 +483,8 @@ StatusOr<std::shared_ptr<Collection>> Engine::Impl::Load(const storage::Collecti
   const bool texts_missing = imaged > 0 && c->has_text() && !text_use.loaded;
   const std::optional<std::uint64_t> text_seq =
       texts_missing ? std::optional<std::uint64_t>(UINT64_MAX) : seq_of(text_use);
-  RETURN_IF_ERROR(
-      ReplayIndexes(*c, std::move(deferred), text_seq, options.threads, &recovery.replayed));
+  RETURN_IF_ERROR(ReplayIndexes(*c, std::move(deferred), text_seq, texts_put && text_use.loaded,
+                                options.threads, &recovery.replayed));
 
   // Records the snapshots hold that the store no longer has; then the sets
   // must agree, or the index is rebuilt from the records.
