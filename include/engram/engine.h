@@ -505,8 +505,10 @@ class Engine {
   Status Advertise(std::string_view url);
 
   // Writes the collection's index snapshots now, so that the next Open
-  // loads them instead of replaying records. Records are durable without it;
-  // the engine also checkpoints in the background (Options) and on close.
+  // loads them instead of replaying records, after linking the vectors
+  // staged when called into the graph (so that no Open links them again).
+  // Records are durable without it; the engine also checkpoints in the
+  // background (Options) and on close.
   Status Checkpoint(std::string_view collection);
 
   // Writes every collection's tallied hits now (CollectionSpec::

@@ -334,7 +334,7 @@ std::optional<std::uint64_t> Engine::Followed() const {
 
 Status Engine::Checkpoint(std::string_view collection) {
   ASSIGN_OR_RETURN(std::shared_ptr<Collection> c, impl_->Find(collection));
-  return engine::CheckpointCollection(*impl_->store, *c);
+  return engine::LinkAndCheckpoint(*impl_->store, *c, impl_->options.threads);
 }
 
 }  // namespace engram

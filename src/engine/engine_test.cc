@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -19,6 +20,7 @@
 
 #include "storage/store.h"
 #include "storage/store_lock.h"
+#include "vector/vector_index.h"
 
 namespace engram {
 namespace {
@@ -255,6 +257,31 @@ TEST_F(EngineTest, UpsertReplacesGetAndDelete) {
   EXPECT_FALSE(e->Get("lore", "r4")->has_value());
   EXPECT_FALSE(e->Get("lore", "r1")->has_value());
   EXPECT_TRUE(e->Get("lore", "r2")->has_value());
+}
+
+// Checkpoint links what is staged before it captures: its vector image holds
+// the whole graph, so the close has nothing to store again and no open links
+// these records again. (It used to capture the staged vectors as staged while
+// the background linker linked them, and the close then wrote the images a
+// second time, still with the rest unlinked.)
+TEST_F(EngineTest, CheckpointLinksStagedVectorsFirst) {
+  std::mt19937 rng(5);
+  std::vector<std::string> records;
+  for (int i = 0; i < 2000; ++i) records.push_back(Record(i, rng));
+  {
+    auto e = Open();
+    ASSERT_TRUE(e->CreateCollection(Spec()).ok());
+    ASSERT_TRUE(Ingest(*e, records).ok());
+    ASSERT_TRUE(e->Checkpoint("lore").ok());
+  }
+  StatusOr<std::unique_ptr<storage::Store>> store = storage::OpenSqliteStore(dir_.string());
+  ASSERT_TRUE(store.ok());
+  StatusOr<std::optional<storage::Snapshot>> snap = (*store)->GetSnapshot("lore", "vector");
+  ASSERT_TRUE(snap.ok() && snap->has_value());
+  StatusOr<vector::VectorIndex> image = vector::VectorIndex::Load((*snap)->bytes, 2000);
+  ASSERT_TRUE(image.ok()) << image.status().message();
+  EXPECT_EQ(image->pending(), 0u) << "staged vectors in the checkpoint's image";
+  EXPECT_EQ(image->size(), 2000u);
 }
 
 // Whatever state the snapshots are in, reopening gives the same answers as

@@ -46,6 +46,17 @@ Status CheckpointCollection(storage::Store& store, Collection& c) {
   return Status::Ok();
 }
 
+Status LinkAndCheckpoint(storage::Store& store, Collection& c, std::size_t threads) {
+  // What is staged now: vectors staged meanwhile by writers wait for the
+  // background linker, as they would without this call.
+  for (std::size_t left = c.pending(); left > 0;) {
+    const std::size_t linked = c.LinkPending(std::min(left, kLinkChunk), threads);
+    if (linked == 0) break;
+    left -= std::min(left, linked);
+  }
+  return CheckpointCollection(store, c);
+}
+
 StatusOr<std::uint64_t> RemoveStored(storage::Store& store, Collection::Writer& writer,
                                      const std::vector<std::uint32_t>& docs) {
   if (docs.empty()) return std::uint64_t{0};

@@ -51,6 +51,13 @@ struct MaintenanceOptions {
 // checkpoint. Durable on return. Checkpoints run one at a time (callers wait).
 Status CheckpointCollection(storage::Store& store, Collection& c);
 
+// Links the vectors staged in `c` when called (on `threads` threads, a chunk
+// per hold of the exclusive lock, so that searches and writes go on between
+// chunks), then CheckpointCollection: the images then hold the whole graph,
+// and the background linker leaves nothing for the next checkpoint (or the
+// close's) to store again.
+Status LinkAndCheckpoint(storage::Store& store, Collection& c, std::size_t threads);
+
 // Deletes the records `docs` from `store`, then from the collection's
 // indexes (the caller holds `writer`); returns the batch's sequence (0 for
 // no records). Nothing changes when the store fails (or another engine
