@@ -44,7 +44,6 @@ MaxScore::MaxScore(const IndexData& data, const Plan& plan, const Bm25& bm25, st
   if (allowed != nullptr && allowed->cardinality() * 4 < postings) {
     ok_docs_.resize(allowed->cardinality());
     allowed->toUint32Array(ok_docs_.data());
-    windows_ = false;
   }
   const PlanNode& root = plan.root;
   if (root.kind == Node::Kind::kAnd) {
@@ -125,12 +124,12 @@ double MaxScore::BlockBound(std::size_t u, std::size_t block) {
 bool MaxScore::Open(std::uint32_t start, std::uint32_t* end) {
   *end = kNoDoc - 1;
   for (std::size_t u : order_) {
-    if (!windows_ || !cursors_[u].single()) continue;
+    if (!windows() || !cursors_[u].single()) continue;
     has_block_[u] = cursors_[u].ShallowSeek(start, &blocks_[u]);
     if (has_block_[u]) *end = std::min(*end, blocks_[u].last);
   }
   for (std::size_t u : order_) {
-    if (!windows_ || !cursors_[u].single()) {
+    if (!windows() || !cursors_[u].single()) {
       bound_[u] = cursors_[u].doc() == kNoDoc ? 0 : plan_.units[u].bound;
     } else {  // a block that starts past the window has no posting in it
       const bool in = has_block_[u] && blocks_[u].first <= *end;

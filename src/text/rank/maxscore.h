@@ -40,6 +40,11 @@ class MaxScore {
   static constexpr std::size_t kBalanced = 4;
 
   bool Stop();
+  // Whether the documents go by in block-max windows; else in one window
+  // with each unit's list-wide bound: where the allowed-set drives, the walk
+  // visits only allowed documents, a window holds one or two of them, and
+  // opening it (a seek and a sort of the units) costs more than it prunes.
+  bool windows() const { return ok_docs_.empty(); }
   // Moves d forward to the first document >= d that holds every required
   // unit and is allowed (when the allowed-set drives); false when there is
   // none. The documents skipped cannot match.
@@ -95,11 +100,6 @@ class MaxScore {
   bool always_ = false;                 // every candidate matches (Matches need not be asked)
   bool bulk_ = false;                   // windows may be summed term at a time
   bool conjunction_ = false;            // bulk_ over an AND of terms: a match holds every unit
-  // Whether the documents go by in block-max windows; else in one window
-  // with each unit's list-wide bound: where the allowed-set drives, the walk
-  // visits only allowed documents, a window holds one or two of them, and
-  // opening it (a seek and a sort of the units) costs more than it prunes.
-  bool windows_ = true;
   std::vector<std::uint32_t> ok_docs_;  // the allowed-set, when it drives
   std::size_t ok_at_ = 0;
   std::vector<UnitCursor::Block> blocks_;  // a single() unit's block in the window
