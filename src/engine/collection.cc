@@ -1,9 +1,6 @@
 #include "engine/collection.h"
 
 #include <algorithm>
-#include <chrono>
-#include <cmath>
-#include <cstring>
 #include <future>
 #include <utility>
 
@@ -12,17 +9,11 @@
 #include "engine/embedding.h"
 #include "engine/internal.h"
 #include "engine/record_key.h"
-#include "engine/version.h"
 #include "schema/record.h"
-#include "search/thresholds.h"
 #include "vector/metric.h"
 
 namespace engram::engine {
 namespace {
-
-Diagnostic RecordDiagnostic(std::string path, std::string message) {
-  return Diagnostic{400, "record.invalid", path, std::move(message)};
-}
 
 text::Stemmer StemmerOf(const std::string& language) {
   if (language == "en") return text::Stemmer::kEnglish;
@@ -96,171 +87,6 @@ bool Collection::Matches(const vector::VectorIndex& index) const {
          vector::MetricName(index.store().metric()) == spec_.metric;
 }
 
-Checked<PreparedRecord> Collection::Prepare(std::string_view json_text) const {
-  if (json_text.size() > kMaxRecordBytes) {
-    return RecordDiagnostic("",
-                            "record is larger than " + std::to_string(kMaxRecordBytes) + " bytes");
-  }
-  json::ReadOptions options;
-  options.max_bytes = kMaxRecordBytes;
-  json::ReadResult read = json::Read(json_text, options);
-  if (!read.ok()) {
-    return RecordDiagnostic(read.error->path.Dotted(""), "not valid JSON: " + read.error->detail);
-  }
-  if (!read.value.is_object()) {
-    return RecordDiagnostic(
-        "", "a record must be a JSON object, got " + std::string(json::TypeName(read.value)));
-  }
-  json::Value& object = read.value;
-  PreparedRecord out;
-  // The vector is stored apart from the body, as float32.
-  auto vec = object.find("vector");
-  if (embedder_ && (vec == object.end() || vec->is_null())) {
-    out.embed = true;  // the engine embeds the text fields
-    if (vec != object.end()) object.erase(vec);
-  } else if (spec_.vector_dim > 0) {
-    if (vec == object.end() || vec->is_null()) {
-      return RecordDiagnostic("vector", "field 'vector': required, the collection has " +
-                                            std::to_string(spec_.vector_dim) +
-                                            "-dimensional vectors");
-    }
-    if (!vec->is_array() || vec->size() != spec_.vector_dim) {
-      return RecordDiagnostic("vector", "field 'vector': expected an array of " +
-                                            std::to_string(spec_.vector_dim) + " numbers");
-    }
-    out.vector.reserve(spec_.vector_dim);
-    for (std::size_t i = 0; i < vec->size(); ++i) {
-      const json::Value& x = (*vec)[i];
-      if (!x.is_number()) {
-        return RecordDiagnostic("vector[" + std::to_string(i) + "]",
-                                "vector[" + std::to_string(i) + "]: expected a number, got " +
-                                    std::string(json::TypeName(x)));
-      }
-      out.vector.push_back(x.get<float>());
-    }
-    if (Status s = vectors_->store().Validate(out.vector); !s.ok()) {
-      return RecordDiagnostic("vector", s.message());
-    }
-    object.erase(vec);
-  } else if (vec != object.end()) {
-    return RecordDiagnostic("vector", "field 'vector': the collection has no vectors");
-  }
-  if (object.contains(std::string(kVersionMember))) {
-    const std::string name(kVersionMember);
-    return RecordDiagnostic(name, "field '" + name +
-                                      "' is reserved (the engine keeps the "
-                                      "record's version there)");
-  }
-  // Text fields: strings (or absent/null).
-  out.texts.resize(spec_.text.size());
-  for (std::size_t i = 0; i < spec_.text.size(); ++i) {
-    auto it = object.find(spec_.text[i].name);
-    if (it == object.end() || it->is_null()) continue;
-    if (!it->is_string()) {
-      return RecordDiagnostic(spec_.text[i].name, "field '" + spec_.text[i].name +
-                                                      "': expected string, got " +
-                                                      std::string(json::TypeName(*it)));
-    }
-    out.texts[i] = it->get<std::string>();
-  }
-  Checked<Record> record = ParseRecord(object, schema());
-  if (!record.ok()) return record.diagnostic();
-  if (record.value().id.size() > kMaxIdBytes) {
-    return RecordDiagnostic("id", "id is longer than " + std::to_string(kMaxIdBytes) + " bytes");
-  }
-  Checked<std::vector<std::string>> supersedes =
-      ParseSupersedes(object, record.value().id, kMaxIdBytes);
-  if (!supersedes.ok()) return supersedes.diagnostic();
-  out.supersedes = std::move(supersedes).value();
-  out.id = std::move(record.value().id);
-  out.slots = std::move(record.value().slots);
-  out.slots.resize(row_schema_->fields().size());  // the write sets the version
-  out.key = KeyOf(out.id, out.slots);
-  out.body = json::Dump(object);
-  SetContentHash(&out);
-  return out;
-}
-
-StatusOr<std::vector<float>> Collection::StoredVector(std::string_view bytes) const {
-  std::vector<float> vector;
-  if (bytes.empty()) return vector;
-  if (bytes.size() != spec_.vector_dim * sizeof(float)) {
-    return Status::Corruption("stored vector has " + std::to_string(bytes.size()) +
-                              " bytes, expected " +
-                              std::to_string(spec_.vector_dim * sizeof(float)));
-  }
-  vector.resize(spec_.vector_dim);
-  std::memcpy(vector.data(), bytes.data(), bytes.size());
-  return vector;
-}
-
-Version Collection::VersionOf(const std::vector<Value>& slots) const {
-  Version version;
-  if (const Datetime* t = std::get_if<Datetime>(&slots[written_slot()])) version.written_at = *t;
-  if (const Datetime* t = std::get_if<Datetime>(&slots[superseded_slot()])) {
-    version.superseded_at = *t;
-  }
-  return version;
-}
-
-StatusOr<PreparedRecord> Collection::Reload(std::string text, std::string_view vector_bytes) const {
-  ASSIGN_OR_RETURN(std::vector<float> vector, StoredVector(vector_bytes));
-  // The body was checked by Prepare when it was written; it is checked
-  // against the schema again (a store is not trusted blindly), the vector
-  // only for its size: Validate ran on it before it was stored.
-  json::ReadOptions options;
-  options.max_bytes = kMaxRecordBytes;
-  json::ReadResult read = json::Read(text, options);
-  if (!read.ok() || !read.value.is_object()) {
-    return Status::Corruption("stored record is not a JSON object");
-  }
-  Version version;
-  const bool versioned = read.value.contains(std::string(kVersionMember));
-  if (std::optional<std::string> bad = TakeVersion(&read.value, &version)) {
-    return Status::Corruption(*bad);
-  }
-  Checked<Record> record = ParseRecord(read.value, schema());
-  if (!record.ok()) {
-    return Status::Corruption("stored record fails the schema: " + record.diagnostic().message);
-  }
-  PreparedRecord out;
-  out.id = std::move(record.value().id);
-  out.slots = std::move(record.value().slots);
-  out.slots.resize(row_schema_->fields().size());
-  if (version.written_at) out.slots[written_slot()] = *version.written_at;
-  if (version.superseded_at) out.slots[superseded_slot()] = *version.superseded_at;
-  out.key = KeyOf(out.id, out.slots);
-  out.texts.resize(spec_.text.size());
-  for (std::size_t i = 0; i < spec_.text.size(); ++i) {
-    auto it = read.value.find(spec_.text[i].name);
-    if (it != read.value.end() && it->is_string()) out.texts[i] = it->get<std::string>();
-  }
-  out.vector = std::move(vector);
-  // The body without the version member, as Prepare wrote it: cut from the
-  // stored text when StoredBody wrote it (reopening does not serialise every
-  // record again), else serialised.
-  if (!versioned || CutVersion(&text, version)) {
-    out.body = std::move(text);
-  } else {
-    out.body = json::Dump(read.value);
-  }
-  SetContentHash(&out);
-  return out;
-}
-
-std::string Collection::StoredBodyOf(const PreparedRecord& r) const {
-  const Version version = VersionOf(r.slots);
-  if (!version.written_at && !version.superseded_at) return r.body;
-  return StoredBody(r.body, version);
-}
-
-void Collection::SetContentHash(PreparedRecord* r) const {
-  if (spec_.dedup.mode != DedupMode::kExact) return;
-  const std::optional<std::string_view> owner =
-      owner_slot_ ? OwnerOf(r->slots, *owner_slot_) : std::nullopt;
-  r->content_hash = ContentHash(owner, NormalizeContent(r->texts));
-}
-
 Checked<filter::CompiledFilter> Collection::CompileFilter(FilterDialect dialect,
                                                           std::string_view text) const {
   return filter::Compile(ToInternal(dialect), text, spec_.schema.get());
@@ -309,114 +135,6 @@ void Collection::ForgetContent(std::uint32_t doc) {
     }
   }
   content_hashes_[doc] = 0;
-}
-
-std::vector<std::uint32_t> Collection::Writer::FindContent(std::uint64_t hash) const {
-  std::vector<std::uint32_t> out;
-  auto [first, last] = c_->by_content_.equal_range(hash);
-  for (auto it = first; it != last; ++it) out.push_back(it->second);
-  return out;
-}
-
-StatusOr<std::optional<std::pair<std::uint32_t, double>>> Collection::Writer::Nearest(
-    const std::vector<float>& vector, const roaring::Roaring& allowed) const {
-  using Found = std::optional<std::pair<std::uint32_t, double>>;
-  if (!c_->vectors_ || vector.empty() || allowed.isEmpty()) return Found();
-  std::shared_lock<std::shared_mutex> lock(c_->mutex_);
-  vector::VectorSearchOptions options;
-  options.k = 1;
-  ASSIGN_OR_RETURN(std::vector<vector::Neighbor> found,
-                   c_->vectors_->Search(vector, options, &allowed));
-  if (found.empty()) return Found();
-  const vector::Metric metric = c_->vectors_->store().metric();
-  const double distance = vector::ReportedDistance(metric, found[0].distance);
-  return Found(std::make_pair(found[0].id, search::VectorSimilarity(metric, distance)));
-}
-
-StatusOr<Collection::Writer> Collection::Write() {
-  writers_waiting_.fetch_add(1);
-  Writer writer(*this);
-  if (dropped_) {
-    return Status::NotFound("collection '" + spec_.name + "' was " +
-                            (retired_ ? "replaced" : "dropped"));
-  }
-  return writer;
-}
-
-Collection::Writer::~Writer() {
-  if (!lock_.owns_lock()) return;  // moved from
-  for (const std::uint32_t doc : assigned_) c_->free_.add(doc);
-  c_->last_write_ns_.store(std::chrono::steady_clock::now().time_since_epoch().count());
-  c_->writers_waiting_.fetch_sub(1);
-}
-
-std::uint32_t Collection::TakeFree() {
-  if (!free_.isEmpty()) {
-    const std::uint32_t doc = free_.minimum();
-    free_.remove(doc);
-    return doc;
-  }
-  return next_doc_++;
-}
-
-std::uint32_t Collection::Writer::Assign(std::string_view key) {
-  if (const std::optional<std::uint32_t> doc = c_->Find(key)) return *doc;
-  const std::uint32_t doc = c_->TakeFree();
-  assigned_.push_back(doc);
-  return doc;
-}
-
-Status Collection::Writer::Apply(std::uint64_t seq, const std::vector<std::uint32_t>& docs,
-                                 std::vector<PreparedRecord> records, std::size_t threads,
-                                 const std::function<void(std::size_t)>& progress,
-                                 std::vector<TouchedRecord> touched) {
-  std::unique_lock<std::shared_mutex> lock(c_->mutex_);
-  assigned_.clear();  // the store has them now: they are in use
-  c_->applied_seq_ = seq;
-  c_->TouchAll(std::move(touched));
-  c_->dirty_.fetch_add(docs.size());
-  return c_->Put(docs, std::move(records), threads, /*stage=*/true, progress);
-}
-
-void Collection::Writer::Remove(std::uint64_t seq, const std::vector<std::uint32_t>& docs) {
-  std::unique_lock<std::shared_mutex> lock(c_->mutex_);
-  for (const std::uint32_t doc : docs) c_->RemoveOne(doc);
-  c_->applied_seq_ = seq;
-  c_->dirty_.fetch_add(docs.size());
-}
-
-Status Collection::Writer::Follow(std::uint64_t seq, const std::vector<std::uint32_t>& removed,
-                                  const std::vector<std::uint32_t>& docs,
-                                  std::vector<PreparedRecord> records,
-                                  std::vector<TouchedRecord> touched, std::size_t threads) {
-  std::unique_lock<std::shared_mutex> lock(c_->mutex_);
-  for (const std::uint32_t doc : removed) c_->RemoveOne(doc);
-  for (std::size_t i = 0; i < records.size(); ++i) {
-    const std::uint32_t doc = docs[i];
-    const std::optional<std::uint32_t> held = c_->Find(records[i].key);
-    if (held && *held != doc) c_->RemoveOne(*held);
-    if (doc < c_->ids_.size() && !c_->ids_[doc].empty() && c_->key_of(doc) != records[i].key) {
-      c_->RemoveOne(doc);
-    }
-  }
-  c_->applied_seq_ = seq;
-  c_->TouchAll(std::move(touched));
-  c_->dirty_.fetch_add(removed.size() + docs.size());
-  return c_->Put(docs, std::move(records), threads, /*stage=*/true, {});
-}
-
-void Collection::Writer::Touch(std::uint64_t seq, std::vector<TouchedRecord> records) {
-  std::unique_lock<std::shared_mutex> lock(c_->mutex_);
-  c_->TouchAll(std::move(records));
-  c_->applied_seq_ = seq;
-}
-
-void Collection::TouchAll(std::vector<TouchedRecord> records) {
-  // The text and vector images do not change: no checkpoint is due for it.
-  for (TouchedRecord& r : records) {
-    bodies_[r.doc] = std::move(r.body);
-    metadata_.Put(r.doc, std::move(r.slots));
-  }
 }
 
 Status Collection::Load(std::uint64_t seq, const std::vector<std::uint32_t>& docs,
