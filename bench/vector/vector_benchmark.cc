@@ -13,7 +13,8 @@
 //   [--data DIR] [--work DIR] [--out DIR] [--queries N] [--queries-1m N]
 //   [--efs 10,16,...] [--m 16] [--ef-construction 200] [--threads 2]
 //   [--seed S] [--min-seconds X] [--max-ms-per-query X] [--clock cpu|wall]
-//   [--systems engram,faiss,hnswlib] [--json-out FILE]
+//   [--systems engram,faiss,hnswlib] [--filters 100%-none,50%-anti,...]
+//   [--json-out FILE]
 //   or, to fit the planner's constants on one dataset and seed (fit.h):
 //   --fit --datasets NAME [--seed S] [--fit-walk-costs 6,9,...] [--fit-efs 32,48,...]
 #include <algorithm>
@@ -64,7 +65,8 @@ struct Options {
   SweepOptions sweep;
   double recall = 0.95;
   std::string json_out;
-  bool fitting = false;  // --fit: fit the planner's constants on the one dataset given
+  std::vector<std::string> filters;  // --filters: these names only (FilterSpec::Name); empty: all
+  bool fitting = false;              // --fit: fit the planner's constants on the one dataset given
   FitGrid fit;
 };
 
@@ -88,6 +90,7 @@ std::vector<Point> RunFilters(const Options& o, const Dataset& d, std::vector<Va
   const LabelIndex labels = BuildLabelIndex(d, 100, o.threads, o.work);
   std::vector<Point> points;
   for (const FilterSpec& spec : StandardFilters()) {
+    if (!o.filters.empty() && !Has(o.filters, spec.Name())) continue;
     std::vector<roaring::Roaring> allowed;
     std::vector<const roaring::Roaring*> ptrs;
     if (spec.correlation != Correlation::kNone) {
@@ -199,6 +202,8 @@ Options ParseArgs(int argc, char** argv) {
       o.systems = args.List();
     } else if (args.Is("--json-out")) {
       o.json_out = args.Value();
+    } else if (args.Is("--filters")) {
+      o.filters = args.List();
     } else if (args.Is("--fit")) {
       o.fitting = true;
     } else if (args.Is("--fit-walk-costs")) {
@@ -209,6 +214,13 @@ Options ParseArgs(int argc, char** argv) {
       for (const std::string& e : args.List()) o.fit.efs.push_back(std::stoul(e));
     } else {
       args.Unknown("see the usage in vector_benchmark.cc");
+    }
+  }
+  for (const std::string& name : o.filters) {
+    const std::vector<FilterSpec> all = StandardFilters();
+    if (std::none_of(all.begin(), all.end(),
+                     [&](const FilterSpec& f) { return f.Name() == name; })) {
+      throw std::runtime_error("--filters: no filter " + name + " (names as 100%-none, 50%-anti)");
     }
   }
   if (o.fitting && o.datasets.size() != 1) {

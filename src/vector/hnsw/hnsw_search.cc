@@ -115,6 +115,9 @@ struct Level0 {
   void Offer(float d, std::uint32_t id) {
     if (ctx.top.size() < ef || d < lower) {
       HeapPush(ctx.candidates, {d, id}, MinFirst{});
+      // The nearest candidate is likely the next expanded: its link list is
+      // fetched ahead (WalkAll does so after each pop too).
+      __builtin_prefetch(g.Links(ctx.candidates[0].id, 0));
       if (!kCheck || TestBit(bits, id)) {
         HeapPush(ctx.top, {d, id}, MaxFirst{});
         if (ctx.top.size() > ef) HeapPop(ctx.top, MaxFirst{});
@@ -138,6 +141,9 @@ struct Level0 {
       const HeapItem c = ctx.candidates[0];
       if (c.distance > lower && ctx.top.size() >= ef) break;
       HeapPop(ctx.candidates, MinFirst{});
+      // The next nearest is likely expanded next: its link list is fetched
+      // while this one's neighbours are (hnswlib prefetches it too).
+      if (!ctx.candidates.empty()) __builtin_prefetch(g.Links(ctx.candidates[0].id, 0));
       ++stats.visited;
       if (kFiltered && stats.near_expanded < HnswSearchStats::kNear) {
         ++stats.near_expanded;
