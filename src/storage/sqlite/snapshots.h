@@ -32,9 +32,9 @@ class Snapshots {
   // default) and reads whether the file gives free pages back; before Put.
   Status Open(const std::string& vfs);
 
-  // One at a time; each takes the connection only per part and for the swap.
+  // Both take the connection's mutex themselves. Puts run one at a time,
+  // each holding the connection only per part and for the swap.
   Status Put(std::string_view collection, std::string_view name, const Snapshot& snapshot);
-  // Call with the connection's mutex held.
   StatusOr<std::optional<Snapshot>> Get(std::string_view collection, std::string_view name);
 
  private:
