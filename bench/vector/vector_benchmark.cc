@@ -216,8 +216,8 @@ Options ParseArgs(int argc, char** argv) {
       args.Unknown("see the usage in vector_benchmark.cc");
     }
   }
+  const std::vector<FilterSpec> all = StandardFilters();
   for (const std::string& name : o.filters) {
-    const std::vector<FilterSpec> all = StandardFilters();
     if (std::none_of(all.begin(), all.end(),
                      [&](const FilterSpec& f) { return f.Name() == name; })) {
       throw std::runtime_error("--filters: no filter " + name + " (names as 100%-none, 50%-anti)");

@@ -50,10 +50,7 @@ class SqliteStore final : public Store {
   Status Init(const std::string& vfs) {
     RETURN_IF_ERROR(connection_.Prepare());
     RETURN_IF_ERROR(snapshots_.Open(vfs));
-    std::lock_guard<std::mutex> lock(connection_.mutex());
-    ASSIGN_OR_RETURN(std::int64_t last, connection_.ReadMeta("last_seq"));
-    if (last < 0) return Status::Corruption(fmt::format("last sequence {} is negative", last));
-    opened_seq_ = static_cast<std::uint64_t>(last);
+    ASSIGN_OR_RETURN(opened_seq_, LastSequence());
     return Status::Ok();
   }
 
