@@ -15,7 +15,12 @@ struct EngramSystem::State {
   const Dataset* d = nullptr;
   HnswParams params;
   std::unique_ptr<vector::VectorIndex> index;
+  std::size_t value_graph_min = 0;
+  vector::PlannerConstants constants;  // of Variants()
   CaseView current;
+  // Per query of the current case: the labels its allowed records carry
+  // (empty: the case is not a label filter).
+  std::vector<std::vector<std::string>> covers;
   vector::VectorSearchOptions options;
   vector::VectorExplain explain;
 };
@@ -24,10 +29,17 @@ std::string EngramSystem::Kernel() {
   return std::string(vector::KernelName());
 }
 
-EngramSystem::EngramSystem(const Dataset& d, const HnswParams& params)
+EngramSystem::EngramSystem(const Dataset& d, const HnswParams& params, std::size_t value_graph_min,
+                           double probe_slack)
     : s_(std::make_unique<State>()) {
   s_->d = &d;
   s_->params = params;
+  s_->value_graph_min = value_graph_min;
+  if (probe_slack > 0) s_->constants.probe_slack = probe_slack;
+}
+
+std::string LabelKey(std::uint32_t label) {
+  return fmt::format("label={}", label);
 }
 
 EngramSystem::~EngramSystem() = default;
@@ -41,8 +53,16 @@ BuildInfo EngramSystem::Build(std::size_t threads) {
   o.hnsw.ef_construction = s_->params.ef_construction;
   std::vector<std::uint32_t> ids(d.n());
   for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<std::uint32_t>(i);
+  if (s_->value_graph_min > 0) o.value_graph_min = s_->value_graph_min;
   auto t0 = std::chrono::steady_clock::now();
   s_->index = std::make_unique<vector::VectorIndex>(o);
+  if (s_->value_graph_min > 0) {
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      const std::string key = LabelKey(d.labels[i]);
+      const Status set = s_->index->SetKeys(ids[i], std::span(&key, 1));
+      if (!set.ok()) throw std::runtime_error("engram SetKeys: " + set.ToString());
+    }
+  }
   std::size_t last = 0;
   Status st = s_->index->PutBatch(ids, d.base, threads, [&](std::size_t done) {
     if (done >= last + d.n() / 10 || done == d.n()) {
@@ -52,11 +72,18 @@ BuildInfo EngramSystem::Build(std::size_t threads) {
   });
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!st.ok()) throw std::runtime_error("engram PutBatch: " + st.ToString());
-  return {"engram VectorIndex",
+  if (s_->value_graph_min > 0) {
+    fmt::print(stderr, "  engram value graphs: {} of {} labels (min {} records)\n",
+               s_->index->values().graphs(), s_->index->values().keys(), s_->value_graph_min);
+  }
+  return {s_->value_graph_min > 0 ? fmt::format("engram VectorIndex + value graphs (labels, min "
+                                                "{} records)",
+                                                s_->value_graph_min)
+                                  : "engram VectorIndex",
           seconds,
           threads,
           static_cast<double>(s_->index->MemoryBytes()) / static_cast<double>(d.n()),
-          "VectorIndex::MemoryBytes() (vectors + graph)",
+          "VectorIndex::MemoryBytes() (vectors + graph + value graphs)",
           "this tree, bench preset (RelWithDebInfo: -O2 -g), distance kernels chosen at run "
           "time: " +
               Kernel()};
@@ -68,7 +95,22 @@ Variant EngramSystem::Make(std::string mode, std::optional<vector::VectorPlan> p
   Variant v;
   v.system = "engram";
   v.mode = std::move(mode);
-  v.prepare = [s](const CaseView& view) { s->current = view; };
+  v.prepare = [s](const CaseView& view) {
+    s->current = view;
+    s->covers.clear();
+    const bool labels = view.spec.correlation == Correlation::kCorrelated ||
+                        view.spec.correlation == Correlation::kAnti;
+    if (s->value_graph_min == 0 || !labels || view.allowed == nullptr) return;
+    for (const roaring::Roaring& allowed : *view.allowed) {
+      std::vector<char> seen(s->d->num_labels, 0);
+      std::vector<std::string> cover;
+      for (std::uint32_t id : allowed) {
+        const std::uint32_t l = s->d->labels[id];
+        if (!seen[l]) seen[l] = 1, cover.push_back(LabelKey(l));
+      }
+      s->covers.push_back(std::move(cover));
+    }
+  };
   v.set_ef = [s, plan, constants](std::size_t ef) {
     s->options = vector::VectorSearchOptions{};
     s->options.k = s->params.k;
@@ -78,6 +120,7 @@ Variant EngramSystem::Make(std::string mode, std::optional<vector::VectorPlan> p
   };
   v.search = [s](std::size_t q, std::vector<std::uint32_t>* out, bool note) -> std::string_view {
     const float* query = s->d->query(q);
+    s->options.cover = s->covers.empty() ? nullptr : &s->covers[q];
     auto hits = s->index->Search(std::span<const float>(query, s->d->dim), s->options,
                                  s->current.Allowed(q), note ? &s->explain : nullptr);
     if (!hits.ok()) throw std::runtime_error("engram Search: " + hits.status().ToString());
@@ -95,8 +138,8 @@ Variant EngramSystem::Planner(std::string mode, const vector::PlannerConstants& 
 
 std::vector<Variant> EngramSystem::Variants() {
   State* s = s_.get();
-  auto make = [this](std::string mode, std::optional<vector::VectorPlan> plan) {
-    return Make(std::move(mode), plan, vector::PlannerConstants{});
+  auto make = [this, s](std::string mode, std::optional<vector::VectorPlan> plan) {
+    return Make(std::move(mode), plan, s->constants);
   };
   std::vector<Variant> out;
   Variant planner = make("planner", std::nullopt);
@@ -112,6 +155,12 @@ std::vector<Variant> EngramSystem::Variants() {
   two_hop.sweep = s->params.efs;
   two_hop.filters_only = true;
   out.push_back(std::move(two_hop));
+  if (s->value_graph_min > 0) {
+    Variant values = make("value_graphs", vector::VectorPlan::kValueGraphs);
+    values.sweep = s->params.efs;
+    values.filters_only = true;
+    out.push_back(std::move(values));
+  }
   out.push_back(make("exact", vector::VectorPlan::kExact));
   return out;
 }

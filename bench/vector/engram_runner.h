@@ -17,13 +17,20 @@ namespace engram::bench {
 
 class EngramSystem {
  public:
-  EngramSystem(const Dataset& d, const HnswParams& params);
+  // value_graph_min > 0: every record carries its label as a key, labels
+  // with at least that many records get value graphs, and the correlated
+  // and anti-correlated filters (unions of labels) come with their labels
+  // as the cover, as a filter `label in [...]` gives one in the engine.
+  // probe_slack > 0 replaces PlannerConstants::probe_slack in Variants().
+  EngramSystem(const Dataset& d, const HnswParams& params, std::size_t value_graph_min = 0,
+               double probe_slack = 0);
   ~EngramSystem();
   // PutBatch of every record (ids = record numbers) on `threads` threads.
   BuildInfo Build(std::size_t threads);
   // "engram planner" (ef sweep with 0 = the planner's default first), forced
   // "graph" and "graph_two_hop" (ef sweeps; two-hop on filtered cases only),
-  // and forced "exact".
+  // with value graphs forced "value_graphs" (label filters only), and
+  // forced "exact".
   std::vector<Variant> Variants();
   // The planner at its default ef (one point) with `constants` in place of
   // the built-in ones, for --fit.

@@ -14,7 +14,10 @@
 //   [--efs 10,16,...] [--m 16] [--ef-construction 200] [--threads 2]
 //   [--seed S] [--min-seconds X] [--max-ms-per-query X] [--clock cpu|wall]
 //   [--systems engram,faiss,hnswlib] [--filters 100%-none,50%-anti,...]
-//   [--json-out FILE]
+//   [--json-out FILE] [--value-graphs MIN] [--probe-slack X]
+//   (--value-graphs: engram's records carry their labels as keys, labels of
+//   at least MIN records get value graphs, label filters come with covers;
+//   --probe-slack: PlannerConstants::probe_slack for engram's variants)
 //   or, to fit the planner's constants on one dataset and seed (fit.h):
 //   --fit --datasets NAME [--seed S] [--fit-walk-costs 6,9,...] [--fit-efs 32,48,...]
 #include <algorithm>
@@ -67,6 +70,8 @@ struct Options {
   std::string json_out;
   std::vector<std::string> filters;  // --filters: these names only (FilterSpec::Name); empty: all
   bool fitting = false;              // --fit: fit the planner's constants on the one dataset given
+  std::size_t value_graph_min = 0;   // --value-graphs (0: none)
+  double probe_slack = 0;            // --probe-slack (0: the built-in one)
   FitGrid fit;
 };
 
@@ -112,7 +117,7 @@ std::vector<Point> RunFilters(const Options& o, const Dataset& d, std::vector<Va
 // (fit.h); prints the grid and the constants chosen.
 std::string RunFit(const Options& o, const std::string& name) {
   const Dataset d = Load(o, name);
-  EngramSystem engram(d, o.hnsw);
+  EngramSystem engram(d, o.hnsw, o.value_graph_min, o.probe_slack);
   const BuildInfo built = engram.Build(o.threads);
   fmt::print(stderr, "[{}] built engram in {:.2f} s\n", name, built.seconds);
   std::vector<Variant> variants;
@@ -132,7 +137,7 @@ std::string RunDataset(const Options& o, const std::string& name, AimTally* tall
   const bool with_engram = Has(o.systems, "engram");
   std::vector<BuildInfo> builds;
   std::vector<Variant> variants;
-  EngramSystem engram(d, o.hnsw);
+  EngramSystem engram(d, o.hnsw, o.value_graph_min, o.probe_slack);
   FaissPeers faiss(d, o.hnsw);
   HnswlibPeer hnswlib(d, o.hnsw);
   auto report = [&](const BuildInfo& b) {
@@ -204,6 +209,10 @@ Options ParseArgs(int argc, char** argv) {
       o.json_out = args.Value();
     } else if (args.Is("--filters")) {
       o.filters = args.List();
+    } else if (args.Is("--value-graphs")) {
+      o.value_graph_min = std::stoul(args.Value());
+    } else if (args.Is("--probe-slack")) {
+      o.probe_slack = std::stod(args.Value());
     } else if (args.Is("--fit")) {
       o.fitting = true;
     } else if (args.Is("--fit-walk-costs")) {

@@ -132,6 +132,9 @@ inline constexpr std::size_t kMaxPendingHitRecords = 65536;
 inline constexpr std::size_t kMaxHitBatch = 1000;
 
 // What a collection is (SEARCH.md §1): at least one of text and vectors.
+// CollectionSpec::graph_min_records unless given.
+inline constexpr std::size_t kDefaultGraphMinRecords = 5000;
+
 struct CollectionSpec {
   std::string name;  // 1-64 of [A-Za-z0-9_.-], not starting with '.'
   SchemaRef schema;
@@ -172,7 +175,20 @@ struct CollectionSpec {
   // may be the time_field or the ttl_field.
   std::string hit_count_field = {};
   std::string last_hit_field = {};
+  // Filterable string, bool or set<string> fields whose frequent values each
+  // get their own vector graph (a collection with vectors only): a vector
+  // search filtered on such values, or scoped to an agent when agent_id is
+  // one, walks the graphs of those values instead of scanning the allowed
+  // records or walking the whole graph through records it may not return.
+  // Values with graph_min_records records get a graph; each holds a copy of
+  // its records' vectors (memory: README "Graph fields"). At most
+  // kMaxGraphFields.
+  std::vector<std::string> graph_fields = {};
+  // The records a value needs for its own graph (16 or more); half as many
+  // and it loses it.
+  std::size_t graph_min_records = kDefaultGraphMinRecords;
 };
+inline constexpr std::size_t kMaxGraphFields = 8;
 
 // The TTL field a collection created from the schema `schema_spec` (as
 // SchemaRef::Load takes it) has unless told otherwise: `expires_at` for

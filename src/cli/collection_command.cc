@@ -134,6 +134,10 @@ void AddEngineCommands(CLI::App* app, EngineOptions* o, std::string* run) {
                      "near:THRESHOLD (vector similarity), then :skip (the default: the "
                      "duplicate is not written) or :refresh (nor written, but the original's "
                      "--time-field takes the duplicate's later time)");
+  create->add_option("--graph-field", o->graph_fields,
+                     "a string, bool or set<string> field whose frequent values each get their "
+                     "own vector graph, so that vector searches filtered on them (or scoped to an "
+                     "agent, for agent_id) stay fast and exact (repeat for more)");
   create
       ->add_option("--hit-count-field", o->hit_count_field,
                    "an int field counting the searches that returned each record (preset:notes: "
@@ -264,6 +268,7 @@ int RunCollectionCreate(const EngineOptions& o, std::ostream& out, std::ostream&
       o.has_hit_count_field ? o.hit_count_field : std::string(DefaultHitCountField(o.schema));
   spec.last_hit_field =
       o.has_last_hit_field ? o.last_hit_field : std::string(DefaultLastHitField(o.schema));
+  spec.graph_fields = o.graph_fields;
   if (!ParseTextFields(o.text, &spec.text, err)) return 2;
   if (!o.vectors.empty() && !ParseVectors(o.vectors, &spec, err)) return 2;
   if (!ParseRanking(o, &spec.decay, &spec.boost, err)) return 2;
@@ -346,6 +351,7 @@ int RunCollectionList(const EngineOptions& o, std::ostream& out, std::ostream& e
     if (!info.spec.ttl_field.empty()) c["ttl_field"] = info.spec.ttl_field;
     if (!info.spec.hit_count_field.empty()) c["hit_count_field"] = info.spec.hit_count_field;
     if (!info.spec.last_hit_field.empty()) c["last_hit_field"] = info.spec.last_hit_field;
+    if (!info.spec.graph_fields.empty()) c["graph_fields"] = info.spec.graph_fields;
     if (!info.spec.embedder.empty()) {
       const EmbedderIdentity& id = info.spec.embedder_identity;
       c["embedder"] = {{"spec", info.spec.embedder},

@@ -32,6 +32,7 @@ struct EngineOptions {
   std::string embedder;        // also collection reembed
   std::string dedup;           // off | exact | near:THRESHOLD, then :skip | :refresh
   std::string hit_count_field, last_hit_field;  // recall statistics
+  std::vector<std::string> graph_fields;        // --graph-field (repeated)
   bool has_hit_count_field = false, has_last_hit_field = false;
   // collection create (defaults) and search: ranking (engine.h, DecaySpec)
   std::string decay;  // FIELD:exp|gauss|linear:SCALE[:OFFSET[:FLOOR]] | off

@@ -1,6 +1,7 @@
 #include "engine/collection.h"
 
 #include <algorithm>
+#include <cassert>
 #include <future>
 #include <utility>
 
@@ -10,6 +11,7 @@
 #include "engine/internal.h"
 #include "engine/record_key.h"
 #include "schema/record.h"
+#include "search/value_cover.h"
 #include "vector/metric.h"
 
 namespace engram::engine {
@@ -29,7 +31,12 @@ Collection::Collection(CollectionSpec spec, std::shared_ptr<const Embedder> open
       metadata_(row_schema_),
       owner_slot_(OwnerSlot(schema())) {
   if (!spec_.text.empty()) text_.emplace(TextOptions());
-  if (spec_.vector_dim > 0) vectors_.emplace(VectorOptions());
+  if (spec_.vector_dim > 0) {
+    vectors_.emplace(VectorOptions());
+    for (const std::string& name : spec_.graph_fields) {
+      if (const Field* f = schema().Find(name)) graph_slots_.push_back(f->slot);
+    }
+  }
   if (!spec_.time_field.empty()) {
     if (const Field* f = schema().Find(spec_.time_field)) time_slot_ = f->slot;
   }
@@ -66,6 +73,7 @@ vector::VectorIndexOptions Collection::VectorOptions() const {
   vector::VectorIndexOptions o;
   o.dim = spec_.vector_dim;
   o.metric = *vector::TryParseMetric(spec_.metric);
+  o.value_graph_min = spec_.graph_min_records;
   return o;
 }
 
@@ -190,6 +198,13 @@ void Collection::Reserve(std::size_t records, std::uint32_t doc_limit) {
   }
 }
 
+void Collection::SetGraphKeys(std::uint32_t doc, const std::vector<Value>& slots) {
+  if (graph_slots_.empty()) return;
+  const std::vector<std::string> keys = search::RecordKeys(graph_slots_, slots);
+  [[maybe_unused]] const Status set = vectors_->SetKeys(doc, keys);
+  assert(set.ok());
+}
+
 void Collection::PutRows(const std::vector<std::uint32_t>& docs,
                          std::vector<PreparedRecord>& records) {
   for (std::size_t i = 0; i < records.size(); ++i) {
@@ -208,6 +223,7 @@ Status Collection::Put(const std::vector<std::uint32_t>& docs, std::vector<Prepa
   // to pay for a thread: PutRows takes only the records' slots, the loop
   // below never reads them.
   constexpr std::size_t kRowsApart = 1024;
+  for (std::size_t i = 0; i < records.size(); ++i) SetGraphKeys(docs[i], records[i].slots);
   std::future<void> rows;
   if (threads > 1 && records.size() >= kRowsApart) {
     rows = std::async(std::launch::async, [&] { PutRows(docs, records); });
@@ -323,6 +339,7 @@ search::CollectionView Collection::View() const {
   v.vectors = vectors_ ? &*vectors_ : nullptr;
   if (vectors_) v.metric = vectors_->store().metric();
   v.time_slot = time_slot_;
+  v.graph_slots = graph_slots_;
   return v;
 }
 

@@ -366,6 +366,14 @@ class Collection {
   std::optional<text::TextIndex> text_;
   std::optional<vector::VectorIndex> vectors_;
   std::optional<std::uint32_t> time_slot_;
+  // The slots of CollectionSpec::graph_fields (empty without vectors).
+  std::vector<std::uint32_t> graph_slots_;
+  // Gives record `doc` the value keys of its row (search/value_cover.h);
+  // its row is checked by Prepare, so this cannot fail.
+  void SetGraphKeys(std::uint32_t doc, const std::vector<Value>& slots);
+  // A located problem when a row's graph field values exceed what a record
+  // may carry (vector::kMaxKeysPerRecord keys of vector::kMaxKeyBytes).
+  Checked<bool> CheckGraphKeys(const std::vector<Value>& slots) const;
   std::optional<std::uint32_t> ttl_slot_;
   std::optional<std::uint32_t> hit_count_slot_, last_hit_slot_;
   mutable HitTally hits_;

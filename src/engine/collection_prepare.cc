@@ -14,6 +14,7 @@
 #include "engine/record_key.h"
 #include "engine/version.h"
 #include "schema/record.h"
+#include "search/value_cover.h"
 
 namespace engram::engine {
 namespace {
@@ -103,10 +104,32 @@ Checked<PreparedRecord> Collection::Prepare(std::string_view json_text) const {
   out.id = std::move(record.value().id);
   out.slots = std::move(record.value().slots);
   out.slots.resize(row_schema_->fields().size());  // the write sets the version
+  if (Checked<bool> keys = CheckGraphKeys(out.slots); !keys.ok()) return keys.diagnostic();
   out.key = KeyOf(out.id, out.slots);
   out.body = json::Dump(object);
   SetContentHash(&out);
   return out;
+}
+
+Checked<bool> Collection::CheckGraphKeys(const std::vector<Value>& slots) const {
+  std::size_t count = 0;
+  for (std::uint32_t slot : graph_slots_) {
+    const std::vector<std::string> keys = search::RecordKeys(std::span(&slot, 1), slots);
+    const std::string& name = schema().fields()[slot].name;
+    for (const std::string& key : keys) {
+      if (key.size() > vector::kMaxKeyBytes) {
+        return RecordDiagnostic(name, "field '" + name + "': a graph field's value is at most " +
+                                          std::to_string(vector::kMaxKeyBytes - 16) + " bytes");
+      }
+    }
+    count += keys.size();
+    if (count > vector::kMaxKeysPerRecord) {
+      return RecordDiagnostic(name, "field '" + name + "': the graph fields hold more than " +
+                                        std::to_string(vector::kMaxKeysPerRecord) +
+                                        " values in all");
+    }
+  }
+  return true;
 }
 
 StatusOr<std::vector<float>> Collection::StoredVector(std::string_view bytes) const {

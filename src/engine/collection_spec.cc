@@ -42,6 +42,39 @@ Status ValidateHitField(const CollectionSpec& spec, const std::string& what,
   return Status::Ok();
 }
 
+// CollectionSpec::graph_fields: distinct filterable string, bool or
+// set<string> fields of the schema, in a collection with vectors.
+Status ValidateGraphFields(const CollectionSpec& spec) {
+  if (spec.graph_fields.empty()) return Status::Ok();
+  if (spec.vector_dim == 0 && spec.embedder.empty()) {
+    return Status::InvalidArgument("graph_fields: the collection has no vectors");
+  }
+  if (spec.graph_min_records < 16 || spec.graph_min_records > (std::size_t{1} << 31)) {
+    return Status::InvalidArgument("graph_min_records: expected 16 to 2^31, got " +
+                                   std::to_string(spec.graph_min_records));
+  }
+  if (spec.graph_fields.size() > kMaxGraphFields) {
+    return Status::InvalidArgument("graph_fields: at most " + std::to_string(kMaxGraphFields) +
+                                   " fields, got " + std::to_string(spec.graph_fields.size()));
+  }
+  for (std::size_t i = 0; i < spec.graph_fields.size(); ++i) {
+    const std::string& name = spec.graph_fields[i];
+    const std::string at = "graph_fields[" + std::to_string(i) + "]: '" + name + "' ";
+    const Field* f = spec.schema.get()->Find(name);
+    if (f == nullptr) return Status::InvalidArgument(at + "is not a field of the schema");
+    if (f->type != FieldType::kString && f->type != FieldType::kBool &&
+        f->type != FieldType::kStringSet) {
+      return Status::InvalidArgument(at + "is a " + std::string(FieldTypeName(f->type)) +
+                                     " field; graph fields are string, bool or set<string>");
+    }
+    if (!f->filterable) return Status::InvalidArgument(at + "is not filterable");
+    for (std::size_t j = 0; j < i; ++j) {
+      if (spec.graph_fields[j] == name) return Status::InvalidArgument(at + "is named twice");
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status ValidateSpec(const CollectionSpec& spec) {
@@ -116,6 +149,7 @@ Status ValidateSpec(const CollectionSpec& spec) {
     return Status::InvalidArgument("last_hit_field: '" + spec.last_hit_field +
                                    "' is the hit_count_field too");
   }
+  RETURN_IF_ERROR(ValidateGraphFields(spec));
   switch (spec.dedup.mode) {
     case DedupMode::kOff:
       break;
@@ -180,6 +214,10 @@ json::Value SpecToJson(const CollectionSpec& spec) {
   if (spec.dedup.mode != DedupMode::kOff) doc["dedup"] = DedupText(spec.dedup);
   if (!spec.hit_count_field.empty()) doc["hit_count_field"] = spec.hit_count_field;
   if (!spec.last_hit_field.empty()) doc["last_hit_field"] = spec.last_hit_field;
+  if (!spec.graph_fields.empty()) {
+    doc["graph_fields"] = spec.graph_fields;
+    doc["graph_min_records"] = spec.graph_min_records;
+  }
   if (!spec.embedder.empty()) {
     const EmbedderIdentity& id = spec.embedder_identity;
     doc["embedder"] = {{"spec", spec.embedder},
@@ -232,6 +270,10 @@ StatusOr<CollectionSpec> SpecFromJson(std::string_view config) {
     }
     if (auto it = doc.find("last_hit_field"); it != doc.end()) {
       spec.last_hit_field = it->get<std::string>();
+    }
+    if (auto it = doc.find("graph_fields"); it != doc.end()) {
+      for (const json::Value& f : *it) spec.graph_fields.push_back(f.get<std::string>());
+      spec.graph_min_records = doc.at("graph_min_records").get<std::size_t>();
     }
     if (auto it = doc.find("boost"); it != doc.end()) {
       StatusOr<BoostSpec> boost = ParseBoost(it->get<std::string>());

@@ -15,6 +15,7 @@
 #include "search/retrievers.h"
 #include "search/temporal.h"
 #include "search/thresholds.h"
+#include "search/value_cover.h"
 #include "text/rank/plan.h"
 
 namespace engram::search {
@@ -168,8 +169,31 @@ Status CheckDeadline(const Request& r, std::string_view stage) {
   return r.deadline == nullptr ? Status::Ok() : r.deadline->Check(stage);
 }
 
+// The value cover (value_cover.h) of the records retrieval runs among: the
+// smaller of the filter's (when it built `allowed`) and the scope's.
+std::optional<std::vector<std::string>> RetrievalCover(const CollectionView& c, const Request& r,
+                                                       bool filtered) {
+  std::optional<std::vector<std::string>> best;
+  if (c.graph_slots.empty() || c.vectors == nullptr) return best;
+  std::size_t best_records = 0;
+  for (const filter::CompiledFilter* f : {filtered ? r.filter : nullptr, r.scope}) {
+    if (f == nullptr) continue;
+    std::optional<std::vector<std::string>> cover =
+        Cover(f->optimized.root, c.graph_slots, c.vectors->values());
+    if (!cover) continue;
+    std::size_t records = 0;
+    for (const std::string& key : *cover) {
+      if (const roaring::Roaring* in = c.vectors->values().RecordsOf(key)) {
+        records += in->cardinality();
+      }
+    }
+    if (!best || records < best_records) best = std::move(cover), best_records = records;
+  }
+  return best;
+}
+
 StatusOr<Runs> RunRetrievers(const CollectionView& c, const Request& r, const Plan& plan,
-                             std::size_t n, const roaring::Roaring* allowed) {
+                             std::size_t n, const roaring::Roaring* allowed, bool filtered) {
   Runs runs;
   if (plan.text) runs.text = RetrieveText(*c.text, *r.query, n, allowed, TextOptions(r));
   if (plan.vector) {
@@ -178,6 +202,9 @@ StatusOr<Runs> RunRetrievers(const CollectionView& c, const Request& r, const Pl
     options.ef = r.ef;
     options.plan = r.vector_plan;
     options.deadline = r.deadline;
+    const std::optional<std::vector<std::string>> cover =
+        allowed != nullptr ? RetrievalCover(c, r, filtered) : std::nullopt;
+    if (cover) options.cover = &*cover;
     ASSIGN_OR_RETURN(runs.vector,
                      RetrieveVector(*c.vectors, plan.metric, r.vector, options, allowed));
   }
@@ -286,7 +313,8 @@ StatusOr<Result> Search(const CollectionView& c, const Request& r) {
   }
   timings["filter"] = lap.Lap();
 
-  ASSIGN_OR_RETURN(Runs runs, RunRetrievers(c, r, plan, fetch_k, allowed ? &*allowed : within));
+  ASSIGN_OR_RETURN(Runs runs, RunRetrievers(c, r, plan, fetch_k, allowed ? &*allowed : within,
+                                            allowed.has_value()));
   timings["retrieve"] = lap.Lap();
   counts["retrieved"] = {{"text", runs.text.hits.size()}, {"vector", runs.vector.hits.size()}};
   std::vector<Hit> text_hits = runs.text.hits, vector_hits = runs.vector.hits;
@@ -355,7 +383,7 @@ StatusOr<Result> Search(const CollectionView& c, const Request& r) {
     if (post) {
       docs = CandidateDocs(runs);
     } else {
-      ASSIGN_OR_RETURN(Runs unfiltered, RunRetrievers(c, r, plan, effective_k, within));
+      ASSIGN_OR_RETURN(Runs unfiltered, RunRetrievers(c, r, plan, effective_k, within, false));
       docs = CandidateDocs(unfiltered);
     }
     result.filter_impact =

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,9 @@ struct CollectionView {
   // Informational: Search uses vectors->store().metric(), the stored truth.
   vector::Metric metric = vector::Metric::kCosine;
   std::optional<std::uint32_t> time_slot;  // the schema slot of the time field, if named
+  // The slots of the graph fields (CollectionSpec::graph_fields), whose
+  // values key the vector index's value graphs (value_cover.h).
+  std::span<const std::uint32_t> graph_slots;
 };
 
 enum class Mode { kText, kVector, kHybrid };

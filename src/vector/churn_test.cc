@@ -331,9 +331,14 @@ TEST(Churn, FuzzSeedsAreCurrentImages) {
     o.dim = dim;
     o.metric = metric;
     o.hnsw = small;
+    o.value_graph_min = 4;  // keys "a" (even records) and "b" (odd) get graphs
     VectorIndex index(o);
     std::vector<std::uint32_t> ids;
-    for (std::uint32_t i = 0; i < 16; ++i) ids.push_back(i);
+    for (std::uint32_t i = 0; i < 16; ++i) {
+      ids.push_back(i);
+      const std::string key = i % 2 == 0 ? "a" : "b";
+      ASSERT_TRUE(index.SetKeys(i, std::span(&key, 1)).ok());
+    }
     ASSERT_TRUE(index.PutBatch(ids, std::span(data).first(16 * dim), 1).ok());
     index.Remove(3);
     ASSERT_TRUE(index.Put(5, vec(30)).ok());

@@ -1,32 +1,5 @@
-// VectorIndex: storage, graph upkeep and the planner. The planner compares
-// the estimated cost of two plans, in units of one exact-scan distance (a
-// sequential, prefetched read):
-//   exact           = the allowed records;
-//   graph, walk all = walk_cost * ef / s: a walk that keeps only allowed
-//                     records visits about 1/s nodes per kept one, and a graph
-//                     distance (a random read plus heap work) costs more;
-// where s is the selectivity the walk meets near the query. A filter
-// anti-correlated with the query leaves few allowed records there and one
-// correlated with it keeps many, so the global share can mislead both ways:
-//  - the walk looks cheaper at the global share: it runs, and its first
-//    HnswSearchStats::kNear expansions (the query's neighbourhood, allowed or
-//    not) are checked; none allowed means the allowed records lie beyond the
-//    neighbourhood, where a walk that keeps ef candidates does not reach
-//    (measured on 1M x 128: recall 0.2-0.3 at 10-50 % kept), so the answer
-//    is the exact scan's instead;
-//  - the scan looks cheaper, but a walk meeting only allowed records (s = 1)
-//    plus a sample would beat it: the query's unfiltered neighbourhood is
-//    sampled (kSampleEf nearest) and s is the allowed share there. At 1 %
-//    kept on 1M vectors the global share always says "scan", yet a
-//    correlated filter's walk is 3.5x faster.
-// A walk that runs first costs no sample: on 4,800 SIFT vectors at 50 %
-// kept, the sample cost a third of the graph plan's speed. walk_cost and the
-// default ef (PlannerConstants) are fitted by bench/vector's --fit.
-//
-// The two-hop walk (ACORN-1) is measured there too but never chosen: on the
-// clustered sets it lost recall at 1 % and under anti-correlated filters
-// (0.3-0.6 at any ef) where exact scans win anyway, and it did not beat the
-// walk-all plan at 10 %. It stays available as a forced plan.
+// VectorIndex: storage and graph upkeep (the planner: vector_index_search.cc;
+// the value graphs' plan: vector_index_cover.cc).
 //
 // dot: inner product is not a metric, and HNSW walks it poorly (recall 0.76
 // on the clustered data of vector_index_test). The graph walks a Euclidean
@@ -63,18 +36,13 @@
 
 #include "base/bytes.h"
 #include "base/status.h"
-#include "vector/exact/exact_search.h"
 
 namespace engram::vector {
 namespace {
 
 constexpr char kMagic[8] = {'E', 'N', 'G', 'R', 'M', 'V', 'I', 'X'};
-constexpr std::uint32_t kVersion = 2;
-
-// The cost model's walk cost and default ef are PlannerConstants (fitted).
-// Sampling the neighbourhood costs one small unfiltered search.
-constexpr std::size_t kSampleEf = 32;
-constexpr double kPrior = 8;
+// Version 3 adds the value graphs; version 2 images load without any.
+constexpr std::uint32_t kVersion = 3;
 
 // The dot copy (file comment): r is twice the longest norm in range when the
 // bound is chosen, and the range is [r / kRange, r]. With kRange = 128 a
@@ -90,32 +58,29 @@ double Norm2(const float* x, std::size_t dim) {
   return n;
 }
 
-std::size_t PlanEf(std::size_t k, const VectorSearchOptions& options) {
-  return options.ef != 0 ? std::max(options.ef, k) : std::max(options.planner.default_ef, 2 * k);
-}
-
 }  // namespace
-
-std::string_view VectorPlanName(VectorPlan plan) {
-  switch (plan) {
-    case VectorPlan::kExact:
-      return "exact";
-    case VectorPlan::kGraph:
-      return "graph";
-    case VectorPlan::kGraphTwoHop:
-      return "graph_two_hop";
-  }
-  return "exact";
-}
 
 VectorIndex::VectorIndex(const VectorIndexOptions& options)
     : store_(std::make_unique<VectorStore>(options.dim, options.metric)),
       nav_(options.metric == Metric::kDot ? MakeNav(*store_) : nullptr),
-      graph_(nav_ ? nav_.get() : store_.get(), options.hnsw) {}
+      graph_(nav_ ? nav_.get() : store_.get(), options.hnsw),
+      values_(nav_ ? nav_.get() : store_.get(), options.hnsw, options.value_graph_min) {}
 
 VectorIndex::VectorIndex(std::unique_ptr<VectorStore> store, std::unique_ptr<VectorStore> nav,
-                         double phi2, Hnsw graph)
-    : store_(std::move(store)), nav_(std::move(nav)), phi2_(phi2), graph_(std::move(graph)) {}
+                         double phi2, Hnsw graph, std::size_t value_graph_min)
+    : store_(std::move(store)),
+      nav_(std::move(nav)),
+      phi2_(phi2),
+      graph_(std::move(graph)),
+      values_(nav_ ? nav_.get() : store_.get(), graph_.options(), value_graph_min) {}
+
+ValueGraphs::Linked VectorIndex::Linked() const {
+  return [this](std::uint32_t id) { return graph_.Contains(id) && store_->Contains(id); };
+}
+
+Status VectorIndex::SetKeys(std::uint32_t id, std::span<const std::string> keys) {
+  return values_.SetKeys(id, keys, Linked());
+}
 
 std::unique_ptr<VectorStore> VectorIndex::MakeNav(const VectorStore& store) {
   return std::make_unique<VectorStore>(store.dim() + 1, Metric::kL2);
@@ -186,6 +151,7 @@ StatusOr<std::vector<std::uint32_t>> VectorIndex::StoreBatch(std::span<const std
     if (last[id] != i) continue;
     // A number in the graph (a replaced vector, or a new record under the
     // number of a removed one) is unlinked while its old vector is there.
+    values_.Unlink(id);
     if (graph_.Contains(id)) graph_.Drop(id);
     pending_.remove(id);
     side_.remove(id);
@@ -199,6 +165,7 @@ void VectorIndex::Link(const std::vector<std::uint32_t>& ids, std::size_t thread
                        const std::function<void(std::size_t)>& progress) {
   if (!nav_) {
     graph_.InsertBatch(ids, threads, progress);
+    values_.Link(ids, threads);
     return;
   }
   const std::size_t dim = store_->dim();
@@ -222,6 +189,7 @@ void VectorIndex::Link(const std::vector<std::uint32_t>& ids, std::size_t thread
     }
   }
   graph_.InsertBatch(in_range, threads, progress);
+  values_.Link(in_range, threads);
   since_rebuild_ += ids.size();
   MaybeRebuild(threads);
 }
@@ -262,6 +230,7 @@ void VectorIndex::MaybeRebuild(std::size_t threads) {
   }
   graph_ = Hnsw(nav_.get(), graph_.options());
   graph_.InsertBatch(in_range, threads);
+  values_.Rebuild(Linked(), threads);
   relinked_ += in_range.size();
 }
 
@@ -292,133 +261,13 @@ std::size_t VectorIndex::LinkPending(std::size_t max, std::size_t threads) {
 }
 
 void VectorIndex::Remove(std::uint32_t id) {
+  values_.Forget(id);
   if (!store_->Contains(id)) return;
   pending_.remove(id);
   side_.remove(id);
   graph_.Remove(id);  // a tombstone keeps its vector (and copy) until a repair
   store_->Remove(id);
   if (nav_) nav_->Remove(id);
-}
-
-std::vector<Neighbor> VectorIndex::GraphSearch(const std::vector<float>& query, std::size_t k,
-                                               const HnswSearchParams& params,
-                                               const roaring::Roaring* allowed,
-                                               HnswSearchStats* stats) const {
-  if (!nav_) return graph_.Search(query.data(), k, params, allowed, stats);
-  // [q / |q|, 0]: the same order as [q, 0], and on the unit sphere where the
-  // copies are, which the graph walks better than from far away.
-  const double norm = std::sqrt(Norm2(query.data(), query.size()));
-  std::vector<float> q(query.size() + 1, 0.0f);
-  if (norm > 0) {
-    for (std::size_t i = 0; i < query.size(); ++i) q[i] = static_cast<float>(query[i] / norm);
-  }
-  std::vector<Neighbor> hits = graph_.Search(q.data(), k, params, allowed, stats);
-  // Same order; report the metric's own distance (-dot).
-  for (Neighbor& h : hits) h.distance = store_->Distance(query.data(), h.id);
-  std::sort(hits.begin(), hits.end());
-  return hits;
-}
-
-StatusOr<std::vector<Neighbor>> VectorIndex::Search(std::span<const float> query,
-                                                    const VectorSearchOptions& options,
-                                                    const roaring::Roaring* allowed,
-                                                    VectorExplain* explain) const {
-  ASSIGN_OR_RETURN(std::vector<float> q, store_->PrepareQuery(query));
-  VectorExplain local;
-  VectorExplain& ex = explain != nullptr ? *explain : local;
-  ex = VectorExplain{};
-  ex.live = store_->size();
-  ex.allowed = allowed == nullptr ? ex.live : allowed->and_cardinality(store_->live());
-  ex.selectivity = ex.live == 0 ? 0 : static_cast<double>(ex.allowed) / ex.live;
-  const std::size_t k = std::min(options.k, ex.allowed);
-  if (k == 0) {
-    ex.reason = ex.allowed == 0 ? "no live record is allowed" : "k is 0";
-    return std::vector<Neighbor>{};
-  }
-
-  if (options.plan) {
-    ex.plan = *options.plan;
-    ex.reason = "plan forced by the caller";
-  } else {
-    // Estimated costs (file comment), in exact-scan distances.
-    const double exact_cost = static_cast<double>(ex.allowed);
-    const double ef = static_cast<double>(PlanEf(k, options));
-    const double walk = options.planner.walk_cost;
-    // A graph plan also scans the records not in the graph (staged, or
-    // outside the dot copy's range).
-    const double unlinked = static_cast<double>(pending_.cardinality() + side_.cardinality());
-    double walk_cost = walk * ef / ex.selectivity + unlinked;
-    const bool walk_may_win = walk * (ef + kSampleEf) < exact_cost;
-    if (ex.selectivity < 1 && walk_cost >= exact_cost && walk_may_win) {
-      // Whether the filter keeps more near the query than overall.
-      HnswSearchStats sample_stats;
-      const auto sample =
-          GraphSearch(q, kSampleEf, HnswSearchParams{kSampleEf}, nullptr, &sample_stats);
-      ex.distances += sample_stats.distances;
-      if (!sample.empty()) {
-        std::size_t in = 0;
-        for (const Neighbor& n : sample) in += allowed->contains(n.id) ? 1 : 0;
-        ex.local_selectivity = static_cast<double>(in) / sample.size();
-        // The share near the query, with the global share as a prior worth
-        // kPrior samples (so that 0 of 32 at 5 % is not read as "none").
-        const double near = (static_cast<double>(in) + kPrior * ex.selectivity) /
-                            (static_cast<double>(sample.size()) + kPrior);
-        walk_cost = walk * ef / near + unlinked;
-        if (in == 0 && sample.size() >= kSampleEf / 2) walk_cost = exact_cost;
-      }
-    }
-    ex.plan = walk_cost < exact_cost ? VectorPlan::kGraph : VectorPlan::kExact;
-    // Formatting costs as much as a small exact scan: only when asked.
-    if (explain != nullptr) {
-      ex.reason = fmt::format("estimated cost: exact {:.0f}, graph {:.0f} (selectivity {:.4g}{})",
-                              exact_cost, walk_cost, ex.selectivity,
-                              ex.local_selectivity < 0
-                                  ? ""
-                                  : fmt::format(", near the query {:.4g}", ex.local_selectivity));
-    }
-  }
-
-  if (ex.plan != VectorPlan::kExact) {
-    ex.ef = PlanEf(k, options);
-    HnswSearchParams params{
-        ex.ef, ex.plan == VectorPlan::kGraphTwoHop ? HnswFilter::kTwoHop : HnswFilter::kWalkAll};
-    params.give_up_beyond = !options.plan && allowed != nullptr;
-    params.deadline = options.deadline;
-    HnswSearchStats stats;
-    auto hits = GraphSearch(q, k, params, allowed, &stats);
-    ex.distances += stats.distances;
-    if (ex.local_selectivity < 0 && stats.near_expanded > 0) {
-      ex.local_selectivity = static_cast<double>(stats.near_allowed) / stats.near_expanded;
-    }
-    // The walk met no allowed record near the query (file comment).
-    const bool beyond = stats.gave_up;
-    if (!beyond) {
-      if (!pending_.isEmpty() || !side_.isEmpty()) {
-        // Records not in the graph (staged, or outside the dot copy's
-        // range): scan those allowed, merge.
-        roaring::Roaring unlinked = pending_ | side_;
-        if (allowed != nullptr) unlinked &= *allowed;
-        std::vector<Neighbor> extra =
-            ExactSearch(*store_, q.data(), k, &unlinked, options.deadline);
-        ex.distances += unlinked.cardinality();
-        hits.insert(hits.end(), extra.begin(), extra.end());
-        std::sort(hits.begin(), hits.end());
-        if (hits.size() > k) hits.resize(k);
-      }
-      // Never fewer than k: a walk that could not reach k allowed records
-      // (a disconnected allowed subgraph) falls back to the exact scan.
-      if (hits.size() >= k || options.plan) return hits;
-    }
-    if (explain != nullptr) {
-      ex.reason += beyond
-                       ? fmt::format("; none of the walk's {} nearest nodes is allowed, so exact",
-                                     HnswSearchStats::kNear)
-                       : fmt::format("; the graph found {} of {}, so exact", hits.size(), k);
-    }
-    ex.plan = VectorPlan::kExact;
-  }
-  ex.distances += ex.allowed;
-  return ExactSearch(*store_, q.data(), k, allowed, options.deadline);
 }
 
 std::string VectorIndex::Serialize() const {
@@ -428,6 +277,7 @@ std::string VectorIndex::Serialize() const {
   w.Str(store_->Serialize(graph_.Tombstones()));  // searches walk through tombstones
   w.F64(phi2_);
   w.Str(graph_.Serialize());
+  w.Str(values_.Serialize());
   w.Fixed(Fnv1a64(w.out), 8);
   return std::move(w.out);
 }
@@ -441,10 +291,14 @@ StatusOr<VectorIndex> VectorIndex::Load(std::string_view bytes, std::uint32_t id
     return Status::Corruption("vector index image checksum mismatch");
   }
   ByteReader r(bytes.substr(8, bytes.size() - 16));
-  if (r.Fixed(4) != kVersion) return Status::Corruption("unknown vector index image version");
+  const std::uint64_t version = r.Fixed(4);
+  if (version != 2 && version != kVersion) {
+    return Status::Corruption("unknown vector index image version");
+  }
   const std::string_view store_bytes = r.View();
   const double phi2 = r.F64();
   const std::string_view graph_bytes = r.View();
+  const std::string_view values_bytes = version >= 3 ? r.View() : std::string_view();
   if (!r.ok() || r.left() != 0) return Status::Corruption("vector index image is malformed");
   ASSIGN_OR_RETURN(VectorStore store, VectorStore::Load(store_bytes, id_limit));
   auto owned = std::make_unique<VectorStore>(std::move(store));
@@ -458,7 +312,8 @@ StatusOr<VectorIndex> VectorIndex::Load(std::string_view bytes, std::uint32_t id
   } else if (phi2 != 0) {
     return Status::Corruption("vector index image has a norm bound for a metric without one");
   }
-  VectorIndex index(std::move(owned), std::move(nav), phi2, Hnsw(nullptr, HnswOptions{}));
+  VectorIndex index(std::move(owned), std::move(nav), phi2, Hnsw(nullptr, HnswOptions{}),
+                    VectorIndexOptions{}.value_graph_min);
   VectorStore& s = *index.store_;
   if (index.nav_) {
     // The copy of every vector in range; a graph node out of range has none
@@ -472,6 +327,10 @@ StatusOr<VectorIndex> VectorIndex::Load(std::string_view bytes, std::uint32_t id
   ASSIGN_OR_RETURN(index.graph_, Hnsw::Load(graph_bytes, walked));
   if (!(index.graph_.Tombstones() == s.retained())) {
     return Status::Corruption("the graph's tombstones are not the vectors the store retained");
+  }
+  if (version >= 3) {
+    ASSIGN_OR_RETURN(index.values_, ValueGraphs::Load(values_bytes, walked, index.graph_.options(),
+                                                      id_limit, index.Linked()));
   }
   // Records not in the graph: staged when they were stored, or (dot) outside
   // the copy's range; LinkPending sorts the staged ones out.

@@ -26,6 +26,7 @@
 #include "vector/hnsw/hnsw.h"
 #include "vector/metric.h"
 #include "vector/neighbor.h"
+#include "vector/value_graphs.h"
 #include "vector/vector_store.h"
 
 namespace engram::vector {
@@ -34,12 +35,16 @@ struct VectorIndexOptions {
   std::size_t dim = 0;
   Metric metric = Metric::kCosine;
   HnswOptions hnsw;
+  // Keys (SetKeys) with at least this many records get their own graph
+  // (value_graphs.h).
+  std::size_t value_graph_min = 5000;
 };
 
 enum class VectorPlan {
   kExact,        // scan the allowed records
   kGraph,        // walk the graph, keep allowed records (HnswFilter::kWalkAll)
   kGraphTwoHop,  // walk the allowed subgraph (HnswFilter::kTwoHop)
+  kValueGraphs,  // walk the graphs of the filter's values (VectorSearchOptions::cover)
 };
 std::string_view VectorPlanName(VectorPlan plan);
 
@@ -50,6 +55,10 @@ std::string_view VectorPlanName(VectorPlan plan);
 struct PlannerConstants {
   double walk_cost = 18;        // one graph distance, in exact-scan distances
   std::size_t default_ef = 64;  // graph plans' ef when the caller gives none (at least 2k)
+  // kValueGraphs: a value graph is searched only while its probe
+  // (Hnsw::Probe), scaled by the ratio of best to probe that searched graphs
+  // showed, is within this factor of the k-th distance found so far.
+  double probe_slack = 1.5;
 };
 
 struct VectorSearchOptions {
@@ -60,6 +69,10 @@ struct VectorSearchOptions {
   // When it passes, the scan or walk stops with what it has; the caller,
   // which owns the deadline, reports it.
   const Deadline* deadline = nullptr;
+  // Keys (SetKeys) whose records together hold every allowed record, as a
+  // filter on the keys' values implies (null: none known). With it the
+  // planner may search the keys' value graphs and scan the small keys.
+  const std::vector<std::string>* cover = nullptr;
 };
 
 // What the planner saw and chose, for explain.
@@ -71,9 +84,11 @@ struct VectorExplain {
   // The allowed share of the query's neighbourhood, sampled or as the walk met
   // it (-1: neither).
   double local_selectivity = -1;
-  std::size_t ef = 0;         // ef used by a graph plan
-  std::size_t distances = 0;  // distance computations made
-  std::string reason;         // one sentence: why this plan
+  std::size_t ef = 0;             // ef used by a graph plan
+  std::size_t distances = 0;      // distance computations made
+  std::size_t value_graphs = 0;   // kValueGraphs: value graphs searched
+  std::size_t value_scanned = 0;  // kValueGraphs: records scanned beside them
+  std::string reason;             // one sentence: why this plan
 };
 
 class VectorIndex {
@@ -98,9 +113,16 @@ class VectorIndex {
   // Links up to `max` staged records on `threads` threads; returns how many.
   std::size_t LinkPending(std::size_t max, std::size_t threads);
   std::size_t pending() const { return pending_.cardinality(); }
-  // Forgets record `id` (no-op when absent); its number may be put again.
-  // The graph keeps a tombstone until its next repair (Hnsw::Remove).
+  // Forgets record `id` (no-op when absent) and its keys; its number may be
+  // put again. The graph keeps a tombstone until its next repair
+  // (Hnsw::Remove).
   void Remove(std::uint32_t id);
+  // The filter values record `id` carries, as keys (value_graphs.h: opaque
+  // strings, each one field's value), replacing those it carried. May come
+  // before or after its vector; a record without a vector is in no graph.
+  // InvalidArgument as ValueGraphs::SetKeys.
+  Status SetKeys(std::uint32_t id, std::span<const std::string> keys);
+  const ValueGraphs& values() const { return values_; }
 
   // dot only: records linked outside the graph because their norms lie
   // outside the Euclidean copy's range (searched exactly), and how many
@@ -122,11 +144,12 @@ class VectorIndex {
   const Hnsw& graph() const { return graph_; }
   std::size_t size() const { return store_->size(); }
   std::size_t MemoryBytes() const {
-    return store_->MemoryBytes() + (nav_ ? nav_->MemoryBytes() : 0) + graph_.MemoryBytes();
+    return store_->MemoryBytes() + (nav_ ? nav_->MemoryBytes() : 0) + graph_.MemoryBytes() +
+           values_.MemoryBytes();
   }
 
   // A versioned, checksummed image: the store (with the tombstones' vectors),
-  // the dot copy's norm bound, the graph.
+  // the dot copy's norm bound, the graph, the value graphs.
   std::string Serialize() const;
   // Corruption for bytes that are not such an image (version 1 included: the
   // caller rebuilds from its records) or that name a record >= id_limit (the
@@ -137,7 +160,18 @@ class VectorIndex {
 
  private:
   VectorIndex(std::unique_ptr<VectorStore> store, std::unique_ptr<VectorStore> nav, double phi2,
-              Hnsw graph);
+              Hnsw graph, std::size_t value_graph_min);
+  // Whether record `id` is linked in the graph now (ValueGraphs::Linked).
+  ValueGraphs::Linked Linked() const;
+  // The kValueGraphs plan (vector_index_cover.cc): nullopt when it would not
+  // be cheaper than `other_cost` (in exact-scan distances). With `why`, the
+  // explain reason gets it and what the plan did.
+  std::optional<std::vector<Neighbor>> CoverSearch(const std::vector<float>& q, std::size_t k,
+                                                   std::size_t ef,
+                                                   const VectorSearchOptions& options,
+                                                   const roaring::Roaring& allowed,
+                                                   double other_cost, VectorExplain& ex,
+                                                   const char* why) const;
   // dot only: the Euclidean copy the graph walks (vector_index.cc).
   static std::unique_ptr<VectorStore> MakeNav(const VectorStore& store);
   Status PutNav(std::uint32_t id);
@@ -156,6 +190,8 @@ class VectorIndex {
   // join side_).
   void Link(const std::vector<std::uint32_t>& ids, std::size_t threads,
             const std::function<void(std::size_t)>& progress);
+  // The query in the graph's space (dot: the Euclidean copy's form).
+  std::vector<float> WalkQuery(const std::vector<float>& query) const;
   std::vector<Neighbor> GraphSearch(const std::vector<float>& query, std::size_t k,
                                     const HnswSearchParams& params, const roaring::Roaring* allowed,
                                     HnswSearchStats* stats) const;
@@ -165,6 +201,7 @@ class VectorIndex {
   std::unique_ptr<VectorStore> nav_;  // dot only, else null: the graph walks store_
   double phi2_ = 0;                   // dot only: the squared norm bound of nav_ (0: none yet)
   Hnsw graph_;
+  ValueGraphs values_;
   roaring::Roaring pending_;         // stored, not yet in the graph (Stage)
   roaring::Roaring side_;            // dot only: linked outside the graph (out of range)
   std::uint64_t since_rebuild_ = 0;  // dot only: records linked since the last rebuild

@@ -185,6 +185,20 @@ test("records", async () => {
   await call("POST", `${r}:delete`, { template: `${t}:delete`, status: 400, body: {} });
 });
 
+test("graph fields", async () => {
+  const c = "/v1/collections";
+  const created = await call("POST", c, { status: 201, body: { name: "gf", schema: "preset:notes",
+    vector: { dim: 4 }, graph_fields: ["agent_id"], graph_min_records: 16 } });
+  assert.deepEqual(created.body.graph_fields, ["agent_id"]);
+  assert.equal(created.body.graph_min_records, 16);
+  const unknown = await call("POST", c, { status: 400, body: { name: "gf2", schema: "preset:notes",
+    vector: { dim: 4 }, graph_fields: ["nope"] } });
+  assert.match(JSON.stringify(unknown.body), /graph_fields\[0\]: 'nope' is not a field of the schema/);
+  await call("POST", c, { status: 400, body: { name: "gf2", schema: "preset:notes",
+    vector: { dim: 4 }, graph_fields: ["agent_id"], graph_min_records: 2 } });
+  await call("DELETE", `${c}/gf`, { template: `${c}/{name}`, status: 200 });
+});
+
 test("dedup on write", async () => {
   const c = "/v1/collections";
   const created = await call("POST", c, { body: { name: "dd", schema: "preset:notes", text: ["content"], dedup: "exact" }, status: 201 });

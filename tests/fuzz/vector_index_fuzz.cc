@@ -1,6 +1,6 @@
 // libFuzzer target for VectorIndex::Load (src/vector/vector_index.cc): the
 // whole vector snapshot the engine stores, a header around a store image,
-// the dot copy's norm bound and a graph image. The checksums of the inner
+// the dot copy's norm bound, a graph image and the value graphs' image. The checksums of the inner
 // images and of the whole are recomputed first (where the header parses), so
 // that mutations reach the structural checks. Invariants: never crashes,
 // hangs or leaks; Load allocates at most kPerByte bytes per input byte plus
@@ -31,8 +31,12 @@ using engram::vector::VectorSearchOptions;
 constexpr std::uint32_t kIdLimit = 64;
 constexpr std::size_t kPerByte = 64;
 // Per record number: the vector and the dot copy (dim <= 4096), the graph's
-// (2M + 1) x 4 link bytes, 2M stamps and a few flags (M <= 256).
-constexpr std::size_t kPerId = 2 * 4097 * 4 + 513 * 4 + 512 + 16;
+// (2M + 1) x 4 link bytes, 2M stamps and a few flags (M <= 256); and as
+// much again in each of the kMaxGraphsPerRecord value graphs it may be in,
+// with a node number each way and its keys.
+constexpr std::size_t kPerNode = 4097 * 4 + 513 * 4 + 512 + 16;
+constexpr std::size_t kPerId =
+    2 * kPerNode + engram::vector::kMaxGraphsPerRecord * (kPerNode + 48) + 24;
 constexpr std::size_t kSlack = 256 * 1024;
 
 void Seal(char* begin, std::size_t n) {
@@ -49,8 +53,9 @@ void SealAll(std::string& bytes) {
   const std::string_view store = r.View();
   r.F64();
   const std::string_view graph = r.View();
+  const std::string_view values = r.View();
   if (r.ok()) {
-    for (std::string_view part : {store, graph}) {
+    for (std::string_view part : {store, graph, values}) {
       Seal(bytes.data() + (part.data() - bytes.data()), part.size());
     }
   }
@@ -88,6 +93,26 @@ void Search(const VectorIndex& index, const std::vector<float>& q) {
     if (!planned.ok()) std::abort();
     CheckHits(index, *planned, 10, allowed);
   }
+  // Value graphs: the keys "a" and "b" cover every record; a cover search
+  // (forced or planned) returns only allowed live records, the planner's
+  // all it should.
+  const std::vector<std::string> cover = {"a", "b"};
+  roaring::Roaring keyed;
+  for (const std::string& key : cover) {
+    if (const roaring::Roaring* r = index.values().RecordsOf(key)) keyed |= *r;
+  }
+  for (bool forced : {true, false}) {
+    VectorSearchOptions o;
+    o.k = 5;
+    o.cover = &cover;
+    if (forced) o.plan = VectorPlan::kValueGraphs;
+    auto hits = index.Search(q, o, &keyed);
+    if (!hits.ok()) std::abort();
+    if (!forced) CheckHits(index, *hits, 5, &keyed);
+    for (const Neighbor& n : *hits) {
+      if (!keyed.contains(n.id) || !index.store().Contains(n.id)) std::abort();
+    }
+  }
 }
 
 void RoundTrip(const VectorIndex& index) {
@@ -124,6 +149,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   std::uint32_t free_id = 0;
   while (free_id < kIdLimit - 1 && index.store().Contains(free_id)) ++free_id;
+  const std::string key = "a";
+  if (!index.SetKeys(free_id, std::span(&key, 1)).ok()) std::abort();
   if (!index.Put(free_id, q).ok()) std::abort();
   const std::uint32_t staged = kIdLimit - 1;
   if (!index.Stage(std::span(&staged, 1), v, 1).ok()) std::abort();

@@ -278,6 +278,24 @@ Decoded<CollectionSpec> DecodeCollectionSpec(const json& body, const Limits& /*l
       r.Fail("dedup", parsed.status().message().substr(sizeof("dedup: ") - 1));
     }
   }
+  std::vector<std::string> graph_fields;
+  if (const json* g = r.Get("graph_fields"); g != nullptr) {
+    if (!g->is_array() || g->size() > kMaxGraphFields) {
+      r.Fail("graph_fields",
+             "expected an array of at most " + std::to_string(kMaxGraphFields) + " field names");
+    }
+    for (std::size_t i = 0; r.ok() && i < g->size(); ++i) {
+      const json& name = (*g)[i];
+      if (!name.is_string() || name.get_ref<const std::string&>().size() > 256) {
+        r.Fail("graph_fields", "element " + std::to_string(i) +
+                                   ": expected a field name (a string of at most 256 bytes)");
+      } else {
+        graph_fields.push_back(name.get<std::string>());
+      }
+    }
+  }
+  std::size_t graph_min_records = kDefaultGraphMinRecords;
+  r.Size("graph_min_records", &graph_min_records, 16, std::size_t{1} << 31);
   std::string embedder;
   ReadEmbedder(r, &embedder);
   std::optional<FusionSpec> fusion;
@@ -293,6 +311,8 @@ Decoded<CollectionSpec> DecodeCollectionSpec(const json& body, const Limits& /*l
   out.decay = spec.decay;
   out.boost = spec.boost;
   out.dedup = dedup;
+  out.graph_fields = std::move(graph_fields);
+  out.graph_min_records = graph_min_records;
   return out;
 }
 

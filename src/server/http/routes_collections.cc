@@ -20,6 +20,10 @@ nlohmann::json CollectionJson(const CollectionInfo& info) {
                       {"hits_tallied", info.hits_tallied},
                       {"hits_dropped", info.hits_dropped}};
   if (spec.vector_dim > 0) c["vector"] = {{"dim", spec.vector_dim}, {"metric", spec.metric}};
+  if (!spec.graph_fields.empty()) {
+    c["graph_fields"] = spec.graph_fields;
+    c["graph_min_records"] = spec.graph_min_records;
+  }
   if (spec.decay) c["decay"] = DecayText(*spec.decay);
   if (spec.boost) c["boost"] = BoostText(*spec.boost);
   c["dedup"] = DedupText(spec.dedup);

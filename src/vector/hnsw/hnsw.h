@@ -45,6 +45,21 @@ enum class HnswFilter {
   kTwoHop,
 };
 
+// A graph whose nodes stand for other numbers (VectorIndex's value graphs:
+// node i is record docs[i]) is filtered by those numbers: node i is allowed
+// when it is live and bit docs[i] of `bits` (a dense bitset of `words`
+// 64-bit words, from DenseBits) is set.
+struct HnswDocFilter {
+  const std::uint32_t* docs = nullptr;  // one per node below the graph's limit
+  const std::uint64_t* bits = nullptr;
+  std::size_t words = 0;
+};
+
+// `out` = `set` as a dense bitset of `words` words (members past the end
+// left out); returns the members kept.
+std::size_t DenseBits(const roaring::Roaring& set, std::size_t words,
+                      std::vector<std::uint64_t>& out);
+
 struct HnswSearchParams {
   std::size_t ef = 64;  // candidate list size on level 0 (at least k is used)
   HnswFilter filter = HnswFilter::kWalkAll;
@@ -53,6 +68,9 @@ struct HnswSearchParams {
   bool give_up_beyond = false;
   // When it passes, the walk stops with what it has (the caller reports it).
   const Deadline* deadline = nullptr;
+  // Set: the allowed nodes are those the filter passes (a walk-all walk);
+  // Search's `allowed` must then be null.
+  const HnswDocFilter* by_doc = nullptr;
 };
 
 struct HnswSearchStats {
@@ -104,6 +122,11 @@ class Hnsw {
   std::vector<Neighbor> Search(const float* query, std::size_t k, const HnswSearchParams& params,
                                const roaring::Roaring* allowed = nullptr,
                                HnswSearchStats* stats = nullptr) const;
+
+  // The distance to the node a greedy descent of the upper levels ends on
+  // (the node level 0's search would start from): a cheap measure of how
+  // near the graph comes to the query. Infinity for an empty graph.
+  float Probe(const float* query, HnswSearchStats* stats = nullptr) const;
 
   std::size_t size() const;               // live nodes
   std::size_t tombstones() const;         // removed nodes still linked

@@ -37,18 +37,17 @@ inline void SetRange(std::uint64_t* bits, std::size_t words, std::uint64_t from,
   }
 }
 
-// `out` = allowed AND live, one bit per node; returns its popcount.
-std::size_t BuildAllowedBits(const roaring::Roaring& allowed,
-                             const std::vector<std::uint64_t>& live,
-                             std::vector<std::uint64_t>& out) {
-  const std::size_t words = live.size();
+}  // namespace
+
+std::size_t DenseBits(const roaring::Roaring& set, std::size_t words,
+                      std::vector<std::uint64_t>& out) {
   out.resize(words);
   std::memset(out.data(), 0, words * 8);
   std::uint64_t* bits = out.data();
 #if !defined(ROARING_VERSION_MAJOR)
   // CRoaring 0.2.x (Debian 12): copy containers directly, 8 KiB at a time for
   // dense chunks. Later releases hide these internals; the loop below serves.
-  const roaring_array_t& ra = allowed.roaring.high_low_container;
+  const roaring_array_t& ra = set.roaring.high_low_container;
   for (std::int32_t i = 0; i < ra.size; ++i) {
     const std::uint64_t base = std::uint64_t{ra.keys[i]} << 16;
     if (base >= words * 64) break;
@@ -74,15 +73,29 @@ std::size_t BuildAllowedBits(const roaring::Roaring& allowed,
     }
   }
 #else
-  for (std::uint32_t id : allowed) {
+  for (std::uint32_t id : set) {
     if (id >= words * 64) break;
     bits[id >> 6] |= std::uint64_t{1} << (id & 63);
   }
 #endif
   std::size_t count = 0;
-  for (std::size_t w = 0; w < words; ++w) {
-    bits[w] &= live[w];
+  for (std::size_t w = 0; w < words; ++w)
     count += static_cast<std::size_t>(__builtin_popcountll(bits[w]));
+  return count;
+}
+
+namespace {
+
+// `out` = allowed AND live, one bit per node; returns its popcount.
+std::size_t BuildAllowedBits(const roaring::Roaring& allowed,
+                             const std::vector<std::uint64_t>& live,
+                             std::vector<std::uint64_t>& out) {
+  const std::size_t words = live.size();
+  DenseBits(allowed, words, out);
+  std::size_t count = 0;
+  for (std::size_t w = 0; w < words; ++w) {
+    out[w] &= live[w];
+    count += static_cast<std::size_t>(__builtin_popcountll(out[w]));
   }
   return count;
 }
@@ -96,6 +109,9 @@ struct Level0 {
   std::size_t allowed_count;
   const std::uint64_t* bits;  // allowed and live; nullptr: every node
   HnswSearchStats& stats;
+  // Set: `bits` are the live nodes, and a node is allowed when its record
+  // also passes this (HnswSearchParams::by_doc).
+  const HnswDocFilter* by_doc = nullptr;
   const float* base = g.store->Get(0);
   std::size_t dim = g.store->dim();
   DistanceFn dist = g.store->distance_fn();
@@ -104,6 +120,11 @@ struct Level0 {
   DeadlinePoll poll{nullptr};   // HnswSearchParams::deadline, read every 64 expansions
 
   const float* Vec(std::uint32_t id) const { return base + std::size_t{id} * dim; }
+  bool Allowed(std::uint32_t id) const {
+    if (by_doc == nullptr) return TestBit(bits, id);
+    const std::uint32_t doc = by_doc->docs[id];
+    return TestBit(bits, id) && doc < by_doc->words * 64 && TestBit(by_doc->bits, doc);
+  }
   void Prefetch(std::uint32_t id) const {
     const char* p = reinterpret_cast<const char*>(Vec(id));
     for (std::size_t i = 0; i < kPrefetchLines && i * 64 < dim * 4; ++i) {
@@ -118,7 +139,7 @@ struct Level0 {
       // The nearest candidate is likely the next expanded: its link list is
       // fetched ahead (WalkAll does so after each pop too).
       __builtin_prefetch(g.Links(ctx.candidates[0].id, 0));
-      if (!kCheck || TestBit(bits, id)) {
+      if (!kCheck || Allowed(id)) {
         HeapPush(ctx.top, {d, id}, MaxFirst{});
         if (ctx.top.size() > ef) HeapPop(ctx.top, MaxFirst{});
         lower = ctx.top[0].distance;
@@ -133,7 +154,7 @@ struct Level0 {
   void WalkAll(HeapItem ep) {
     ctx.Visit(ep.id);
     HeapPush(ctx.candidates, ep, MinFirst{});
-    if (!kFiltered || TestBit(bits, ep.id)) {
+    if (!kFiltered || Allowed(ep.id)) {
       HeapPush(ctx.top, ep, MaxFirst{});
       lower = ep.distance;
     }
@@ -147,7 +168,7 @@ struct Level0 {
       ++stats.visited;
       if (kFiltered && stats.near_expanded < HnswSearchStats::kNear) {
         ++stats.near_expanded;
-        stats.near_allowed += TestBit(bits, c.id) ? 1 : 0;
+        stats.near_allowed += Allowed(c.id) ? 1 : 0;
         if (give_up_beyond && stats.near_expanded == HnswSearchStats::kNear &&
             stats.near_allowed == 0) {
           stats.gave_up = true;
@@ -270,6 +291,16 @@ HeapItem Greedy(const HnswGraph& g, const float* q, HeapItem cur, int from,
 
 }  // namespace
 
+float Hnsw::Probe(const float* query, HnswSearchStats* stats) const {
+  const Graph& g = *graph_;
+  HnswSearchStats local;
+  HnswSearchStats& st = stats ? *stats : local;
+  if (g.entry == kNoNode) return std::numeric_limits<float>::infinity();
+  HeapItem ep{g.store->Distance(query, g.entry), g.entry};
+  ++st.distances;
+  return Greedy(g, query, ep, g.max_level, st).distance;
+}
+
 std::vector<Neighbor> Hnsw::Search(const float* query, std::size_t k,
                                    const HnswSearchParams& params, const roaring::Roaring* allowed,
                                    HnswSearchStats* stats) const {
@@ -280,7 +311,9 @@ std::vector<Neighbor> Hnsw::Search(const float* query, std::size_t k,
   std::unique_ptr<SearchContext> ctx = g.AcquireContext();
   const std::uint64_t* bits = nullptr;
   std::size_t allowed_count = g.live_count.load(std::memory_order_relaxed);
-  if (allowed != nullptr) {
+  if (params.by_doc != nullptr) {
+    bits = g.live_bits.data();
+  } else if (allowed != nullptr) {
     allowed_count = BuildAllowedBits(*allowed, g.live_bits, ctx->allowed_bits);
     if (allowed_count == 0) {
       g.ReleaseContext(std::move(ctx));
@@ -299,9 +332,11 @@ std::vector<Neighbor> Hnsw::Search(const float* query, std::size_t k,
   Level0 walk{g, *ctx, query, ef, allowed_count, bits, st};
   walk.give_up_beyond = params.give_up_beyond && allowed != nullptr;
   walk.poll = DeadlinePoll(params.deadline, 64);
+  walk.by_doc = params.by_doc;
   if (bits == nullptr) {
     walk.WalkAll<false>(ep);
-  } else if (params.filter == HnswFilter::kTwoHop && allowed != nullptr) {
+  } else if (params.filter == HnswFilter::kTwoHop && allowed != nullptr &&
+             params.by_doc == nullptr) {
     walk.TwoHop(ep);
   } else {
     walk.WalkAll<true>(ep);

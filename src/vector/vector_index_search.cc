@@ -1,0 +1,223 @@
+// VectorIndex::Search: the planner. It compares
+// the estimated cost of two plans, in units of one exact-scan distance (a
+// sequential, prefetched read):
+//   exact           = the allowed records;
+//   graph, walk all = walk_cost * ef / s: a walk that keeps only allowed
+//                     records visits about 1/s nodes per kept one, and a graph
+//                     distance (a random read plus heap work) costs more;
+// where s is the selectivity the walk meets near the query. A filter
+// anti-correlated with the query leaves few allowed records there and one
+// correlated with it keeps many, so the global share can mislead both ways:
+//  - the walk looks cheaper at the global share: it runs, and its first
+//    HnswSearchStats::kNear expansions (the query's neighbourhood, allowed or
+//    not) are checked; none allowed means the allowed records lie beyond the
+//    neighbourhood, where a walk that keeps ef candidates does not reach
+//    (measured on 1M x 128: recall 0.2-0.3 at 10-50 % kept), so the answer
+//    is the exact scan's instead;
+//  - the scan looks cheaper, but a walk meeting only allowed records (s = 1)
+//    plus a sample would beat it: the query's unfiltered neighbourhood is
+//    sampled (kSampleEf nearest) and s is the allowed share there. At 1 %
+//    kept on 1M vectors the global share always says "scan", yet a
+//    correlated filter's walk is 3.5x faster.
+// A walk that runs first costs no sample: on 4,800 SIFT vectors at 50 %
+// kept, the sample cost a third of the graph plan's speed. walk_cost and the
+// default ef (PlannerConstants) are fitted by bench/vector's --fit.
+//
+// The two-hop walk (ACORN-1) is measured there too but never chosen: on the
+// clustered sets it lost recall at 1 % and under anti-correlated filters
+// (0.3-0.6 at any ef) where exact scans win anyway, and it did not beat the
+// walk-all plan at 10 %. It stays available as a forced plan.
+//
+// With a filter on graph fields the value graphs are a third plan
+// (vector_index_cover.cc).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/core.h>
+
+#include "base/status.h"
+#include "vector/exact/exact_search.h"
+#include "vector/vector_index.h"
+
+namespace engram::vector {
+namespace {
+
+// The cost model's walk cost and default ef are PlannerConstants (fitted).
+// Sampling the neighbourhood costs one small unfiltered search.
+constexpr std::size_t kSampleEf = 32;
+constexpr double kPrior = 8;
+
+std::size_t PlanEf(std::size_t k, const VectorSearchOptions& options) {
+  return options.ef != 0 ? std::max(options.ef, k) : std::max(options.planner.default_ef, 2 * k);
+}
+
+}  // namespace
+
+std::string_view VectorPlanName(VectorPlan plan) {
+  switch (plan) {
+    case VectorPlan::kExact:
+      return "exact";
+    case VectorPlan::kGraph:
+      return "graph";
+    case VectorPlan::kGraphTwoHop:
+      return "graph_two_hop";
+    case VectorPlan::kValueGraphs:
+      return "value_graphs";
+  }
+  return "exact";
+}
+
+StatusOr<std::vector<Neighbor>> VectorIndex::Search(std::span<const float> query,
+                                                    const VectorSearchOptions& options,
+                                                    const roaring::Roaring* allowed,
+                                                    VectorExplain* explain) const {
+  ASSIGN_OR_RETURN(std::vector<float> q, store_->PrepareQuery(query));
+  VectorExplain local;
+  VectorExplain& ex = explain != nullptr ? *explain : local;
+  ex = VectorExplain{};
+  ex.live = store_->size();
+  ex.allowed = allowed == nullptr ? ex.live : allowed->and_cardinality(store_->live());
+  ex.selectivity = ex.live == 0 ? 0 : static_cast<double>(ex.allowed) / ex.live;
+  const std::size_t k = std::min(options.k, ex.allowed);
+  if (k == 0) {
+    ex.reason = ex.allowed == 0 ? "no live record is allowed" : "k is 0";
+    return std::vector<Neighbor>{};
+  }
+
+  const bool may_cover = options.cover != nullptr && allowed != nullptr;
+  if (options.plan) {
+    ex.plan = *options.plan;
+    ex.reason = "plan forced by the caller";
+    if (ex.plan == VectorPlan::kValueGraphs) {
+      if (may_cover) {
+        auto hits = CoverSearch(q, k, PlanEf(k, options), options, *allowed,
+                                std::numeric_limits<double>::infinity(), ex, nullptr);
+        if (hits) return std::move(*hits);
+      }
+      ex.plan = VectorPlan::kExact;  // no value graph to walk
+    }
+  } else {
+    // Estimated costs (file comment), in exact-scan distances.
+    const double exact_cost = static_cast<double>(ex.allowed);
+    const double ef = static_cast<double>(PlanEf(k, options));
+    const double walk = options.planner.walk_cost;
+    // A graph plan also scans the records not in the graph (staged, or
+    // outside the dot copy's range).
+    const double unlinked = static_cast<double>(pending_.cardinality() + side_.cardinality());
+    double walk_cost = walk * ef / ex.selectivity + unlinked;
+    const bool walk_may_win = walk * (ef + kSampleEf) < exact_cost;
+    if (ex.selectivity < 1 && walk_cost >= exact_cost && walk_may_win) {
+      // Whether the filter keeps more near the query than overall.
+      HnswSearchStats sample_stats;
+      const auto sample =
+          GraphSearch(q, kSampleEf, HnswSearchParams{kSampleEf}, nullptr, &sample_stats);
+      ex.distances += sample_stats.distances;
+      if (!sample.empty()) {
+        std::size_t in = 0;
+        for (const Neighbor& n : sample) in += allowed->contains(n.id) ? 1 : 0;
+        ex.local_selectivity = static_cast<double>(in) / sample.size();
+        // The share near the query, with the global share as a prior worth
+        // kPrior samples (so that 0 of 32 at 5 % is not read as "none").
+        const double near = (static_cast<double>(in) + kPrior * ex.selectivity) /
+                            (static_cast<double>(sample.size()) + kPrior);
+        walk_cost = walk * ef / near + unlinked;
+        if (in == 0 && sample.size() >= kSampleEf / 2) walk_cost = exact_cost;
+      }
+    }
+    ex.plan = walk_cost < exact_cost ? VectorPlan::kGraph : VectorPlan::kExact;
+    // Formatting costs as much as a small exact scan: only when asked.
+    if (explain != nullptr) {
+      ex.reason = fmt::format("estimated cost: exact {:.0f}, graph {:.0f} (selectivity {:.4g}{})",
+                              exact_cost, walk_cost, ex.selectivity,
+                              ex.local_selectivity < 0
+                                  ? ""
+                                  : fmt::format(", near the query {:.4g}", ex.local_selectivity));
+    }
+    if (may_cover) {
+      auto hits =
+          CoverSearch(q, k, PlanEf(k, options), options, *allowed, std::min(exact_cost, walk_cost),
+                      ex, explain ? "; the filter's value graphs are cheaper" : nullptr);
+      if (hits) return std::move(*hits);
+    }
+  }
+
+  if (ex.plan != VectorPlan::kExact) {
+    ex.ef = PlanEf(k, options);
+    HnswSearchParams params{
+        ex.ef, ex.plan == VectorPlan::kGraphTwoHop ? HnswFilter::kTwoHop : HnswFilter::kWalkAll};
+    params.give_up_beyond = !options.plan && allowed != nullptr;
+    params.deadline = options.deadline;
+    HnswSearchStats stats;
+    auto hits = GraphSearch(q, k, params, allowed, &stats);
+    ex.distances += stats.distances;
+    if (ex.local_selectivity < 0 && stats.near_expanded > 0) {
+      ex.local_selectivity = static_cast<double>(stats.near_allowed) / stats.near_expanded;
+    }
+    // The walk met no allowed record near the query (file comment).
+    const bool beyond = stats.gave_up;
+    if (!beyond) {
+      if (!pending_.isEmpty() || !side_.isEmpty()) {
+        // Records not in the graph (staged, or outside the dot copy's
+        // range): scan those allowed, merge.
+        roaring::Roaring unlinked = pending_ | side_;
+        if (allowed != nullptr) unlinked &= *allowed;
+        std::vector<Neighbor> extra =
+            ExactSearch(*store_, q.data(), k, &unlinked, options.deadline);
+        ex.distances += unlinked.cardinality();
+        hits.insert(hits.end(), extra.begin(), extra.end());
+        std::sort(hits.begin(), hits.end());
+        if (hits.size() > k) hits.resize(k);
+      }
+      // Never fewer than k: a walk that could not reach k allowed records
+      // (a disconnected allowed subgraph) falls back to the exact scan.
+      if (hits.size() >= k || options.plan) return hits;
+    }
+    if (explain != nullptr) {
+      ex.reason += beyond ? fmt::format("; none of the walk's {} nearest nodes is allowed",
+                                        HnswSearchStats::kNear)
+                          : fmt::format("; the graph found {} of {}", hits.size(), k);
+    }
+    if (may_cover && !options.plan) {
+      // The allowed records lie beyond the walk: their values' graphs may
+      // still be cheaper than the scan.
+      auto covered =
+          CoverSearch(q, k, PlanEf(k, options), options, *allowed, static_cast<double>(ex.allowed),
+                      ex, explain ? ", so the filter's value graphs" : nullptr);
+      if (covered) return std::move(*covered);
+    }
+    if (explain != nullptr) ex.reason += ", so exact";
+    ex.plan = VectorPlan::kExact;
+  }
+  ex.distances += ex.allowed;
+  return ExactSearch(*store_, q.data(), k, allowed, options.deadline);
+}
+
+std::vector<float> VectorIndex::WalkQuery(const std::vector<float>& query) const {
+  if (!nav_) return query;
+  // [q / |q|, 0]: the same order as [q, 0], and on the unit sphere where the
+  // copies are, which the graph walks better than from far away.
+  double norm2 = 0;
+  for (const float x : query) norm2 += double{x} * x;
+  const double norm = std::sqrt(norm2);
+  std::vector<float> q(query.size() + 1, 0.0f);
+  if (norm > 0) {
+    for (std::size_t i = 0; i < query.size(); ++i) q[i] = static_cast<float>(query[i] / norm);
+  }
+  return q;
+}
+
+std::vector<Neighbor> VectorIndex::GraphSearch(const std::vector<float>& query, std::size_t k,
+                                               const HnswSearchParams& params,
+                                               const roaring::Roaring* allowed,
+                                               HnswSearchStats* stats) const {
+  if (!nav_) return graph_.Search(query.data(), k, params, allowed, stats);
+  const std::vector<float> q = WalkQuery(query);
+  std::vector<Neighbor> hits = graph_.Search(q.data(), k, params, allowed, stats);
+  // Same order; report the metric's own distance (-dot).
+  for (Neighbor& h : hits) h.distance = store_->Distance(query.data(), h.id);
+  std::sort(hits.begin(), hits.end());
+  return hits;
+}
+
+}  // namespace engram::vector
