@@ -174,7 +174,9 @@ Status CheckDeadline(const Request& r, std::string_view stage) {
 std::optional<std::vector<std::string>> RetrievalCover(const CollectionView& c, const Request& r,
                                                        bool filtered) {
   std::optional<std::vector<std::string>> best;
-  if (c.graph_slots.empty() || c.vectors == nullptr) return best;
+  if (c.graph_slots.empty() || c.vectors == nullptr || c.vectors->values().graphs() == 0) {
+    return best;
+  }
   std::size_t best_records = 0;
   for (const filter::CompiledFilter* f : {filtered ? r.filter : nullptr, r.scope}) {
     if (f == nullptr) continue;

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include <fmt/core.h>
 
@@ -83,6 +84,7 @@ ValueGraphs::Key& ValueGraphs::KeyNamed(const std::string& name) {
 
 void ValueGraphs::ReleaseKey(std::uint32_t index) {
   by_name_.erase(keys_[index]->name);
+  if (keys_[index]->graph) --graph_count_;
   keys_[index].reset();
   free_keys_.push_back(index);
 }
@@ -134,6 +136,7 @@ void ValueGraphs::Leave(Key& key, std::uint32_t doc) {
 }
 
 void ValueGraphs::BuildGraph(Key& key, const Linked& linked, std::size_t threads) {
+  if (!key.graph) ++graph_count_;
   key.graph = std::make_unique<Graph>(*walk_, hnsw_);
   key.outside = roaring::Roaring();
   std::vector<std::uint32_t> nodes;
@@ -179,6 +182,7 @@ Status ValueGraphs::SetKeys(std::uint32_t doc, std::span<const std::string> keys
     if (key.graph && key.records.cardinality() < min_records_ / 2) {
       key.graph.reset();
       key.outside = roaring::Roaring();
+      --graph_count_;
     }
     if (key.records.isEmpty()) ReleaseKey(index);
   }
@@ -229,55 +233,47 @@ void ValueGraphs::Rebuild(const Linked& linked, std::size_t threads) {
   }
 }
 
-const roaring::Roaring* ValueGraphs::RecordsOf(std::string_view key) const {
-  const auto it = by_name_.find(std::string(key));
-  return it == by_name_.end() ? nullptr : &keys_[it->second]->records;
+std::optional<ValueGraphs::KeyView> ValueGraphs::Find(std::string_view key) const {
+  const auto it = by_name_.find(key);
+  if (it == by_name_.end()) return std::nullopt;
+  const Key& k = *keys_[it->second];
+  return KeyView{it->second, &k.records, k.graph ? &k.outside : nullptr};
 }
 
-const roaring::Roaring* ValueGraphs::OutsideOf(std::string_view key) const {
-  const auto it = by_name_.find(std::string(key));
-  if (it == by_name_.end() || !keys_[it->second]->graph) return nullptr;
-  return &keys_[it->second]->outside;
+const roaring::Roaring* ValueGraphs::RecordsOf(std::string_view key) const {
+  const std::optional<KeyView> view = Find(key);
+  return view ? view->records : nullptr;
 }
 
 bool ValueGraphs::HasGraph(std::string_view key) const {
-  const auto it = by_name_.find(std::string(key));
-  return it != by_name_.end() && keys_[it->second]->graph != nullptr;
+  const std::optional<KeyView> view = Find(key);
+  return view && view->outside != nullptr;
 }
 
-std::vector<Neighbor> ValueGraphs::Search(std::string_view key, const float* walk_query,
+std::vector<Neighbor> ValueGraphs::Search(const KeyView& key, const float* walk_query,
                                           std::size_t k, const HnswSearchParams& params,
                                           const HnswDocFilter* doc_filter,
                                           HnswSearchStats* stats) const {
-  const auto it = by_name_.find(std::string(key));
-  if (it == by_name_.end() || !keys_[it->second]->graph) return {};
-  const Graph& g = *keys_[it->second]->graph;
+  const Graph* g = keys_[key.index]->graph.get();
+  if (g == nullptr) return {};
   HnswSearchParams p = params;
   HnswDocFilter filter;
   if (doc_filter != nullptr) {
     filter = *doc_filter;
-    filter.docs = g.docs.data();
+    filter.docs = g->docs.data();
     p.by_doc = &filter;
   }
-  std::vector<Neighbor> hits = g.hnsw.Search(walk_query, k, p, nullptr, stats);
-  for (Neighbor& h : hits) h.id = g.docs[h.id];
+  std::vector<Neighbor> hits = g->hnsw.Search(walk_query, k, p, nullptr, stats);
+  for (Neighbor& h : hits) h.id = g->docs[h.id];
   return hits;
 }
 
-float ValueGraphs::Probe(std::string_view key, const float* walk_query,
+float ValueGraphs::Probe(const KeyView& key, const float* walk_query,
                          HnswSearchStats* stats) const {
-  const auto it = by_name_.find(std::string(key));
-  if (it == by_name_.end() || !keys_[it->second]->graph) {
-    return std::numeric_limits<float>::infinity();
-  }
-  return keys_[it->second]->graph->hnsw.Probe(walk_query, stats);
+  const Graph* g = keys_[key.index]->graph.get();
+  return g == nullptr ? std::numeric_limits<float>::infinity() : g->hnsw.Probe(walk_query, stats);
 }
 
-std::size_t ValueGraphs::graphs() const {
-  std::size_t n = 0;
-  for (const std::unique_ptr<Key>& key : keys_) n += key && key->graph ? 1 : 0;
-  return n;
-}
 
 std::size_t ValueGraphs::MemoryBytes() const {
   std::size_t bytes = doc_keys_.capacity() * sizeof(doc_keys_[0]) + by_name_.size() * 64;
@@ -356,6 +352,7 @@ StatusOr<ValueGraphs> ValueGraphs::Load(std::string_view bytes, const VectorStor
     if (!r.ok() || has_graph > 1) return fail("bad graph flag");
     if (has_graph == 0) continue;
     key.graph = std::make_unique<Graph>(*walk, hnsw);
+    ++out.graph_count_;
     Graph& g = *key.graph;
     const std::size_t nodes = r.Count(1);
     if (!r.ok()) return fail("bad node count");

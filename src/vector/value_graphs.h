@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -73,25 +74,32 @@ class ValueGraphs {
   // again from the records of its key for which `linked` holds.
   void Rebuild(const Linked& linked, std::size_t threads);
 
-  // nullptr when no record carries `key`.
-  const roaring::Roaring* RecordsOf(std::string_view key) const;
+  // One key as a search sees it, valid until the next write.
+  struct KeyView {
+    std::uint32_t index = 0;
+    const roaring::Roaring* records = nullptr;  // the records carrying it
+    // With a graph: its linked records that the graph does not hold
+    // (kMaxGraphsPerRecord), scanned instead. Null: no graph.
+    const roaring::Roaring* outside = nullptr;
+    bool has_graph() const { return outside != nullptr; }
+  };
+  // nullopt when no record carries `key`.
+  std::optional<KeyView> Find(std::string_view key) const;
+  const roaring::Roaring* RecordsOf(std::string_view key) const;  // nullptr: none
   bool HasGraph(std::string_view key) const;
-  // The linked records of key `key` that its graph does not hold
-  // (kMaxGraphsPerRecord); nullptr without a graph.
-  const roaring::Roaring* OutsideOf(std::string_view key) const;
 
-  // The best k of key `key`'s graph for a query in walk form (nearest
-  // first, record numbers, walk distances): allowed are the records whose
-  // bit is set in `doc_filter` (nullptr: every record of the key).
-  std::vector<Neighbor> Search(std::string_view key, const float* walk_query, std::size_t k,
+  // The best k of the key's graph (none without one) for a query in walk
+  // form (nearest first, record numbers, walk distances): allowed are the
+  // records whose bit is set in `doc_filter` (nullptr: every record of the
+  // key).
+  std::vector<Neighbor> Search(const KeyView& key, const float* walk_query, std::size_t k,
                                const HnswSearchParams& params, const HnswDocFilter* doc_filter,
                                HnswSearchStats* stats) const;
-
-  // Hnsw::Probe of key `key`'s graph (infinity without one).
-  float Probe(std::string_view key, const float* walk_query, HnswSearchStats* stats) const;
+  // Hnsw::Probe of the key's graph (infinity without one).
+  float Probe(const KeyView& key, const float* walk_query, HnswSearchStats* stats) const;
 
   std::size_t keys() const { return by_name_.size(); }
-  std::size_t graphs() const;
+  std::size_t graphs() const { return graph_count_; }
   // Bytes held: the graphs' vectors and links, the record sets, the maps.
   std::size_t MemoryBytes() const;
 
@@ -124,8 +132,14 @@ class ValueGraphs {
   HnswOptions hnsw_;
   std::size_t min_records_;
   std::vector<std::unique_ptr<Key>> keys_;  // by key number; null: free
+  std::size_t graph_count_ = 0;             // keys with a graph
   std::vector<std::uint32_t> free_keys_;
-  std::unordered_map<std::string, std::uint32_t> by_name_;
+  // Looked up by string_view without a copy.
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, std::uint32_t, NameHash, std::equal_to<>> by_name_;
   // Per record number: its key numbers (empty: none).
   std::vector<std::vector<std::uint32_t>> doc_keys_;
 };

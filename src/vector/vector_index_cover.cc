@@ -60,31 +60,44 @@ void Merge(std::vector<Neighbor>& best, const std::vector<Neighbor>& more, std::
 std::optional<std::vector<Neighbor>> VectorIndex::CoverSearch(
     const std::vector<float>& q, std::size_t k, std::size_t ef, const VectorSearchOptions& options,
     const roaring::Roaring& allowed, double other_cost, VectorExplain& ex, const char* why) const {
+  const double walk = options.planner.walk_cost;
+  // The cheapest such plan searches one graph: rule it out without a lookup.
+  if (kMargin * (kPartCost + walk * static_cast<double>(ef)) >= other_cost) return std::nullopt;
   struct Part {
-    const std::string* key;
+    ValueGraphs::KeyView key;
     bool filtered;  // the filter keeps only some of the key's records
     double share;   // the share it keeps
     float probe = 0;
   };
   std::vector<Part> parts;
-  roaring::Roaring scanned = (pending_ | side_) & allowed;
-  for (const std::string& key : *options.cover) {
-    const roaring::Roaring* records = values_.RecordsOf(key);
-    if (records == nullptr) continue;
-    if (!values_.HasGraph(key)) {
-      scanned |= *records & allowed;
-      continue;
+  // Scanned exactly: records not linked, keys without a graph, records a
+  // graph does not hold. Counted first, gathered only for the plan taken.
+  std::vector<const roaring::Roaring*> scan_sets = {&pending_, &side_};
+  double scan_count = 0;
+  auto scan = [&](const roaring::Roaring* set) {
+    if (set->isEmpty()) return;
+    scan_sets.push_back(set);
+    scan_count += static_cast<double>(set->and_cardinality(allowed));
+  };
+  scan_count +=
+      static_cast<double>(pending_.and_cardinality(allowed) + side_.and_cardinality(allowed));
+  for (const std::string& name : *options.cover) {
+    const std::optional<ValueGraphs::KeyView> key = values_.Find(name);
+    if (!key) continue;
+    if (!key->has_graph()) {
+      scan(key->records);
+    } else {
+      scan(key->outside);
+      const std::uint64_t kept = key->records->and_cardinality(allowed);
+      const std::uint64_t all = key->records->cardinality();
+      if (kept > 0) {
+        parts.push_back({*key, kept < all, static_cast<double>(kept) / static_cast<double>(all)});
+      }
     }
-    const roaring::Roaring* outside = values_.OutsideOf(key);
-    if (!outside->isEmpty()) scanned |= *outside & allowed;
-    const std::uint64_t kept = records->and_cardinality(allowed);
-    if (kept == 0) continue;
-    const std::uint64_t all = records->cardinality();
-    parts.push_back({&key, kept < all, static_cast<double>(kept) / static_cast<double>(all)});
+    if (kMargin * scan_count >= other_cost) return std::nullopt;
   }
   if (parts.empty()) return std::nullopt;  // nothing to walk: the other plans serve
-  const double walk = options.planner.walk_cost;
-  double cost = static_cast<double>(scanned.cardinality());
+  double cost = scan_count;
   if (parts.size() > kAlwaysSearched) {
     cost += kProbeCost * kProbeDistances * static_cast<double>(parts.size());
   }
@@ -95,13 +108,15 @@ std::optional<std::vector<Neighbor>> VectorIndex::CoverSearch(
     cost += kPartCost + walks[i];
   }
   if (kMargin * cost >= other_cost) return std::nullopt;
+  roaring::Roaring scanned;
+  for (const roaring::Roaring* set : scan_sets) scanned |= *set & allowed;
 
   ex.plan = VectorPlan::kValueGraphs;
   ex.ef = ef;
   const std::vector<float> wq = WalkQuery(q);
   HnswSearchStats stats;
   if (parts.size() > kAlwaysSearched) {
-    for (Part& p : parts) p.probe = values_.Probe(*p.key, wq.data(), &stats);
+    for (Part& p : parts) p.probe = values_.Probe(p.key, wq.data(), &stats);
     std::sort(parts.begin(), parts.end(),
               [](const Part& a, const Part& b) { return a.probe < b.probe; });
   }
@@ -128,7 +143,7 @@ std::optional<std::vector<Neighbor>> VectorIndex::CoverSearch(
     }
     if (options.deadline != nullptr && options.deadline->Passed()) break;
     const std::vector<Neighbor> found =
-        values_.Search(*p.key, wq.data(), k, params, p.filtered ? &filter : nullptr, &stats);
+        values_.Search(p.key, wq.data(), k, params, p.filtered ? &filter : nullptr, &stats);
     if (!found.empty() && p.probe > 0) {
       ratio = std::min(ratio, static_cast<double>(found[0].distance) / p.probe);
     }
