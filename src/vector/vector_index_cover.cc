@@ -1,22 +1,24 @@
 // VectorIndex's kValueGraphs plan. A filter on values of graph fields comes
 // with a cover (VectorSearchOptions::cover): keys whose records hold every
 // allowed record. The plan searches the keys' value graphs (value_graphs.h),
-// each walked only over its own records, so a filter far from the query,
-// or one keeping few records, leaves nothing to walk through; keys too small
-// for a graph, and records not linked yet, are scanned exactly; the parts
-// are merged. A cover of many keys (a filter on many values) probes every
-// graph first (Hnsw::Probe: a greedy descent of its upper levels) and
-// searches them nearest first. A graph's nearest allowed record lies below
-// its probe, by a ratio the searched graphs show: the search stops at the
-// first graph whose probe, times the smallest ratio seen, lies beyond
-// probe_slack times the k-th distance found. On clustered data the nearest
-// allowed records lie in the few keys that come nearest; on values spread
-// over the space (or partial filters) the ratios are small and more graphs
-// are searched. The first kAlwaysSearched are searched whatever their probes. Its cost, in
-// exact-scan distances as the planner's others: walk_cost per probe
-// distance and per graph-walk distance (ef over the share of a graph's
-// records the filter keeps, for the graphs expected to be searched), plus
-// the records scanned.
+// each walked only over its own records, so a filter far from the query, or
+// one keeping few records, leaves nothing to walk through; keys too small for
+// a graph, and records not linked yet, are scanned exactly; the parts are
+// merged. A cover of many keys (a filter on many values) probes every graph
+// first (Hnsw::Probe: a greedy descent of its upper levels) and searches them
+// nearest first. A graph's nearest allowed record lies below its probe, by a
+// ratio the searched graphs show: the search stops at the first graph whose
+// probe, times the smallest ratio seen, lies beyond probe_slack times the
+// k-th distance found. On clustered data the nearest allowed records lie in
+// the few keys that come nearest; on values spread over the space (or partial
+// filters) the ratios are small and more graphs are searched. The first
+// kAlwaysSearched are searched whatever their probes.
+//
+// Its estimated cost, in exact-scan distances as the planner's others: the
+// records scanned, kProbeCost per probe distance, and for the graphs expected
+// to be searched kPartCost plus walk_cost per walk distance (ef over the
+// share of the graph's records the filter keeps). It is taken only when
+// kMargin times that is below the other plans' cost.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -43,14 +45,16 @@ constexpr double kPartCost = 300;
 // 10 %-anti filters an estimate below the scan's still ran slower than it.
 constexpr double kMargin = 2;
 
-// Merges `more` into `best` (nearest first, at most k, each record once).
+// Merges `more` into `best` (nearest first, at most k, each record once at
+// its distance: a record of a set field may come from two keys).
 void Merge(std::vector<Neighbor>& best, const std::vector<Neighbor>& more, std::size_t k) {
-  for (const Neighbor& n : more) {
-    auto same =
-        std::find_if(best.begin(), best.end(), [&](const Neighbor& b) { return b.id == n.id; });
-    if (same != best.end()) continue;  // a record in two keys (set fields)
-    best.push_back(n);
-  }
+  best.insert(best.end(), more.begin(), more.end());
+  std::sort(best.begin(), best.end(), [](const Neighbor& a, const Neighbor& b) {
+    return a.id != b.id ? a.id < b.id : a < b;
+  });
+  best.erase(std::unique(best.begin(), best.end(),
+                         [](const Neighbor& a, const Neighbor& b) { return a.id == b.id; }),
+             best.end());
   std::sort(best.begin(), best.end());
   if (best.size() > k) best.resize(k);
 }
