@@ -15,10 +15,10 @@
 // kAlwaysSearched are searched whatever their probes.
 //
 // Its estimated cost, in exact-scan distances as the planner's others: the
-// records scanned, kProbeCost per probe distance, and for the graphs expected
-// to be searched kPartCost plus walk_cost per walk distance (ef over the
-// share of the graph's records the filter keeps). It is taken only when
-// kMargin times that is below the other plans' cost.
+// records scanned, kProbeCost per probe distance, and for every graph
+// kPartCost plus walk_cost per walk distance (ef over the share of the
+// graph's records the filter keeps). It is taken only when kMargin times that
+// is below the other plans' cost.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -105,12 +105,10 @@ std::optional<std::vector<Neighbor>> VectorIndex::CoverSearch(
   if (parts.size() > kAlwaysSearched) {
     cost += kProbeCost * kProbeDistances * static_cast<double>(parts.size());
   }
-  std::vector<double> walks;
-  for (const Part& p : parts) walks.push_back(walk * static_cast<double>(ef) / p.share);
-  std::sort(walks.begin(), walks.end());
-  for (std::size_t i = 0; i < walks.size() && i < kAlwaysSearched; ++i) {
-    cost += kPartCost + walks[i];
-  }
+  // Every graph is counted as searched: the probes may stop early, but on
+  // values spread over the space they do not (synthetic-1m, 50 %-anti: 250
+  // graphs, the plan ran at 0.8x the scan when only 4 were counted).
+  for (const Part& p : parts) cost += kPartCost + walk * static_cast<double>(ef) / p.share;
   if (kMargin * cost >= other_cost) return std::nullopt;
   roaring::Roaring scanned;
   for (const roaring::Roaring* set : scan_sets) scanned |= *set & allowed;
