@@ -274,7 +274,6 @@ float ValueGraphs::Probe(const KeyView& key, const float* walk_query,
   return g == nullptr ? std::numeric_limits<float>::infinity() : g->hnsw.Probe(walk_query, stats);
 }
 
-
 std::size_t ValueGraphs::MemoryBytes() const {
   std::size_t bytes = doc_keys_.capacity() * sizeof(doc_keys_[0]) + by_name_.size() * 64;
   for (const auto& held : doc_keys_) bytes += held.capacity() * 4;
