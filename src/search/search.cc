@@ -183,12 +183,7 @@ std::optional<std::vector<std::string>> RetrievalCover(const CollectionView& c, 
     std::optional<std::vector<std::string>> cover =
         Cover(f->optimized.root, c.graph_slots, c.vectors->values());
     if (!cover) continue;
-    std::size_t records = 0;
-    for (const std::string& key : *cover) {
-      if (const roaring::Roaring* in = c.vectors->values().RecordsOf(key)) {
-        records += in->cardinality();
-      }
-    }
+    const std::size_t records = CoverRecords(*cover, c.vectors->values());
     if (!best || records < best_records) best = std::move(cover), best_records = records;
   }
   return best;

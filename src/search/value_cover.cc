@@ -10,14 +10,6 @@ bool IsGraphSlot(std::span<const std::uint32_t> graph_slots, std::uint32_t slot)
   return std::find(graph_slots.begin(), graph_slots.end(), slot) != graph_slots.end();
 }
 
-std::size_t Records(const std::vector<std::string>& keys, const vector::ValueGraphs& values) {
-  std::size_t n = 0;
-  for (const std::string& key : keys) {
-    if (const roaring::Roaring* r = values.RecordsOf(key)) n += r->cardinality();
-  }
-  return n;
-}
-
 // The keys of a leaf's literal values (strings and bools; nullopt for any other).
 std::optional<std::vector<std::string>> LiteralKeys(std::uint32_t slot,
                                                     const std::vector<Value>& literals) {
@@ -32,6 +24,14 @@ std::optional<std::vector<std::string>> LiteralKeys(std::uint32_t slot,
 }
 
 }  // namespace
+
+std::size_t CoverRecords(const std::vector<std::string>& keys, const vector::ValueGraphs& values) {
+  std::size_t n = 0;
+  for (const std::string& key : keys) {
+    if (const roaring::Roaring* r = values.RecordsOf(key)) n += r->cardinality();
+  }
+  return n;
+}
 
 std::string ValueKey(std::uint32_t slot, const Value& v) {
   std::string key = std::to_string(slot);
@@ -79,7 +79,7 @@ std::optional<std::vector<std::string>> Cover(const filter::Node& node,
       for (const filter::Node& child : node.children) {
         std::optional<std::vector<std::string>> c = Cover(child, graph_slots, values);
         if (!c) continue;
-        const std::size_t n = Records(*c, values);
+        const std::size_t n = CoverRecords(*c, values);
         if (n < best) best = n, out = std::move(c);
       }
       break;

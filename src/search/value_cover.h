@@ -30,6 +30,10 @@ std::string ValueKey(std::uint32_t slot, const Value& v);
 std::vector<std::string> RecordKeys(std::span<const std::uint32_t> graph_slots,
                                     const std::vector<Value>& row);
 
+// The records of `keys` in `values`, summed (a record in two keys counts
+// twice): how large a cover is.
+std::size_t CoverRecords(const std::vector<std::string>& keys, const vector::ValueGraphs& values);
+
 // Keys whose records (in `values`) together hold every record `node`
 // allows, or nullopt when the filter implies none: equality and membership
 // on graph fields, `and` (the child with the fewest records), `or` (every
