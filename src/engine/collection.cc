@@ -207,13 +207,15 @@ void Collection::SetGraphKeys(std::uint32_t doc, const std::vector<Value>& slots
 
 void Collection::PutRows(const std::vector<std::uint32_t>& docs,
                          std::vector<PreparedRecord>& records) {
+  std::vector<std::vector<Value>> rows(records.size());
   for (std::size_t i = 0; i < records.size(); ++i) {
     std::vector<Value>& slots = records[i].slots;
     if (!std::holds_alternative<std::monostate>(slots[superseded_slot()])) {
       has_superseded_.store(true, std::memory_order_relaxed);
     }
-    metadata_.Put(docs[i], std::move(slots));
+    rows[i] = std::move(slots);
   }
+  metadata_.PutMany(docs, std::move(rows));
 }
 
 Status Collection::Put(const std::vector<std::uint32_t>& docs, std::vector<PreparedRecord> records,

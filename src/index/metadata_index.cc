@@ -23,10 +23,6 @@ constexpr std::size_t kColumnAbove = 256;
 // 1 / kFilterBelow of the live records.
 constexpr std::uint64_t kFilterBelow = 8;
 
-bool IsSet(const Value& v) {
-  return std::holds_alternative<StringSet>(v);
-}
-
 roaring::Roaring Union(const std::vector<const roaring::Roaring*>& parts) {
   if (parts.empty()) return {};
   if (parts.size() == 1) return *parts[0];
@@ -35,116 +31,6 @@ roaring::Roaring Union(const std::vector<const roaring::Roaring*>& parts) {
 }
 
 }  // namespace
-
-bool MetadataIndex::ValueOrder::operator()(const Value& a, const Value& b) const {
-  const std::optional<int> c = CompareValues(a, b);
-  return c && *c < 0;
-}
-
-MetadataIndex::MetadataIndex(std::shared_ptr<const Schema> schema)
-    : schema_(std::move(schema)), fields_(schema_->fields().size()) {
-  for (std::size_t s = 0; s < fields_.size(); ++s) {
-    const FieldType type = schema_->field(s).type;
-    if (type == FieldType::kString) fields_[s].substrings = std::make_unique<SubstringIndex>();
-    if (type == FieldType::kInt || type == FieldType::kFloat || type == FieldType::kDatetime) {
-      fields_[s].column = std::make_unique<RangeColumn>(type);
-    }
-  }
-}
-
-namespace {
-
-// The entry for `v`, added when absent. A value past every other (times and
-// counters as records are written and loaded in order) goes at the end
-// without a search.
-template <typename Map>
-std::pair<typename Map::iterator, bool> Place(Map& values, const Value& v) {
-  if (!values.empty() && values.key_comp()(std::prev(values.end())->first, v)) {
-    return {values.emplace_hint(values.end(), v, roaring::Roaring()), true};
-  }
-  return values.try_emplace(v);
-}
-
-}  // namespace
-
-void MetadataIndex::Put(std::uint32_t record, std::vector<Value> slots) {
-  Remove(record);
-  for (std::size_t s = 0; s < slots.size() && s < fields_.size(); ++s) {
-    const Value& v = slots[s];
-    if (std::holds_alternative<std::monostate>(v)) continue;
-    FieldIndex& f = fields_[s];
-    f.present.add(record);
-    if (IsSet(v)) {
-      for (const std::string& e : std::get<StringSet>(v)) f.values[Value(e)].add(record);
-      continue;
-    }
-    if (f.column) f.column->Set(record, v);
-    auto [it, added] = Place(f.values, v);
-    it->second.add(record);
-    if (added && f.substrings && std::holds_alternative<std::string>(it->first)) {
-      f.substrings->Add(std::get<std::string>(it->first), &it->second);
-    }
-  }
-  if (rows_.size() <= record) rows_.resize(std::size_t{record} + 1);
-  slots.resize(fields_.size());
-  rows_[record] = std::move(slots);
-  live_.add(record);
-}
-
-void MetadataIndex::Remove(std::uint32_t record) {
-  if (!live_.contains(record)) return;
-  const std::vector<Value>& row = rows_[record];
-  auto drop = [&](FieldIndex& f, const Value& key) {
-    auto it = f.values.find(key);
-    if (it == f.values.end()) return;
-    it->second.remove(record);
-    if (!it->second.isEmpty()) return;
-    if (f.substrings && std::holds_alternative<std::string>(it->first)) {
-      f.substrings->Remove(std::get<std::string>(it->first));
-    }
-    f.values.erase(it);
-  };
-  auto unmark = [&](roaring::Roaring& r) { r.remove(record); };
-  for (std::size_t s = 0; s < row.size(); ++s) {
-    const Value& v = row[s];
-    if (std::holds_alternative<std::monostate>(v)) continue;
-    FieldIndex& f = fields_[s];
-    unmark(f.present);
-    if (IsSet(v)) {
-      for (const std::string& e : std::get<StringSet>(v)) drop(f, Value(e));
-    } else {
-      drop(f, v);
-    }
-  }
-  std::vector<Value>().swap(rows_[record]);
-  unmark(live_);
-}
-
-std::size_t MetadataIndex::MemoryBytes() const {
-  auto text = [](const std::string& s) { return s.capacity() > 15 ? s.capacity() + 1 : 0; };
-  auto value = [&](const Value& v) {
-    std::size_t bytes = 0;
-    if (const auto* s = std::get_if<std::string>(&v)) bytes += text(*s);
-    if (const auto* set = std::get_if<StringSet>(&v)) {
-      bytes += set->capacity() * sizeof(std::string);
-      for (const std::string& e : *set) bytes += text(e);
-    }
-    return bytes;
-  };
-  std::size_t bytes = rows_.capacity() * sizeof(rows_[0]) + live_.getSizeInBytes(false);
-  for (const std::vector<Value>& row : rows_) {
-    bytes += row.capacity() * sizeof(Value);
-    for (const Value& v : row) bytes += value(v);
-  }
-  for (const FieldIndex& f : fields_) {
-    bytes += f.present.getSizeInBytes(false) + (f.column ? f.column->MemoryBytes() : 0);
-    for (const auto& [key, records] : f.values) {
-      bytes += 4 * sizeof(void*) + sizeof(Value) + sizeof(roaring::Roaring) + value(key) +
-               records.getSizeInBytes(false);
-    }
-  }
-  return bytes;
-}
 
 std::vector<std::pair<Value, std::uint64_t>> MetadataIndex::CountValues(
     std::uint32_t slot, const roaring::Roaring& within, const Deadline* deadline) const {
@@ -176,10 +62,6 @@ std::vector<std::pair<Value, std::uint64_t>> MetadataIndex::CountValues(
   }
   out.assign(counts.begin(), counts.end());
   return out;
-}
-
-const std::vector<Value>* MetadataIndex::Row(std::uint32_t record) const {
-  return live_.contains(record) ? &rows_[record] : nullptr;
 }
 
 std::optional<Interval> MetadataIndex::ColumnInterval(const Node& n) const {

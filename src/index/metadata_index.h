@@ -43,6 +43,13 @@ class MetadataIndex {
   // Indexes record number `record` with its slot values (Record::slots: one
   // per schema field, monostate when absent), replacing what it had.
   void Put(std::uint32_t record, std::vector<Value> slots);
+  // The same as Put(records[i], rows[i]) for each i in turn (a record named
+  // twice keeps its last row), with each field's distinct values sorted once
+  // per batch: a value's bucket is found once, a few steps past the last
+  // one's in the value map rather than from its root, so that loading a
+  // store costs a sort per field and batch, not a search of a map of up to
+  // a million values per record and field.
+  void PutMany(const std::vector<std::uint32_t>& records, std::vector<std::vector<Value>> rows);
   // Forgets `record` (no-op when absent): its row is freed, its values'
   // buckets lose it (and go when empty).
   void Remove(std::uint32_t record);
