@@ -167,6 +167,9 @@ class Collection {
   // The same for a body read back from the store (vector given apart), its
   // version member taken into the version slots.
   StatusOr<PreparedRecord> Reload(std::string body, std::string_view vector_bytes) const;
+  // The floats of a vector as the store keeps it (none when `bytes` is
+  // empty); Corruption when it is not of the collection's dimension.
+  StatusOr<std::vector<float>> StoredVector(std::string_view bytes) const;
   // The same from a records image's record (record_image.h) and the body
   // and vector stored with it under `stored_key`, without parsing the body:
   // texts empty (a text snapshot has them), the rest as Reload reads it.
@@ -333,10 +336,7 @@ class Collection {
 
  private:
   text::TextIndexOptions TextOptions() const;
-  void SetContentHash(PreparedRecord* r) const;  // exact dedup: r->content_hash
-  // The floats of a vector as the store keeps it (none when `bytes` is
-  // empty); Corruption when it is not of the collection's dimension.
-  StatusOr<std::vector<float>> StoredVector(std::string_view bytes) const;
+  void SetContentHash(PreparedRecord* r) const;              // exact dedup: r->content_hash
   Version VersionOf(const std::vector<Value>& slots) const;  // from the version slots
   vector::VectorIndexOptions VectorOptions() const;
   std::optional<std::uint32_t> Find(std::string_view key) const;
