@@ -116,10 +116,14 @@ void Collection::Writer::Touch(std::uint64_t seq, std::vector<TouchedRecord> rec
 
 void Collection::TouchAll(std::vector<TouchedRecord> records) {
   // The text and vector images do not change: no checkpoint is due for it.
+  std::vector<std::uint32_t> docs;
+  std::vector<std::vector<Value>> rows;
   for (TouchedRecord& r : records) {
     bodies_[r.doc] = std::move(r.body);
-    metadata_.Put(r.doc, std::move(r.slots));
+    docs.push_back(r.doc);
+    rows.push_back(std::move(r.slots));
   }
+  metadata_.PutMany(docs, std::move(rows));
 }
 
 }  // namespace engram::engine

@@ -33,29 +33,23 @@ bool IsSet(const Value& v) {
   return std::holds_alternative<StringSet>(v);
 }
 
-// The entry for `v`, added when absent. A value past every other (times and
-// counters as records are written and loaded in order) goes at the end
-// without a search.
+// The entry for `v`, added when absent. `from` is the entry of a value
+// before v (the last one a batch placed), or end() for none: the search
+// walks forward from it for at most kWalk entries, else starts from the
+// root. A value past every other (times and counters, as records are
+// written and loaded in order) goes at the end without a search.
 template <typename Map>
-std::pair<typename Map::iterator, bool> Place(Map& values, const Value& v) {
-  if (!values.empty() && values.key_comp()(std::prev(values.end())->first, v)) {
-    return {values.emplace_hint(values.end(), v, roaring::Roaring()), true};
-  }
-  return values.try_emplace(v);
-}
-
-// The entry for `v`, added when absent, searched from `from` (no further
-// than v's place) forward for at most kWalk entries, else from the root:
-// PutMany meets a batch's values in order, each near the last one's entry.
-template <typename Map>
-std::pair<typename Map::iterator, bool> PlaceFrom(Map& values, typename Map::iterator from,
-                                                  const Value& v) {
+std::pair<typename Map::iterator, bool> Place(Map& values, typename Map::iterator from,
+                                              const Value& v) {
   constexpr int kWalk = 16;
   const auto& less = values.key_comp();
-  auto it = from;
-  if (it != values.begin() && (it == values.end() || less(v, it->first))) {
-    it = values.lower_bound(v);  // past v's place (an int after floats), or unknown
+  if (from == values.end() || less(v, from->first)) {  // no hint, or past v's place
+    if (!values.empty() && less(std::prev(values.end())->first, v)) {
+      return {values.emplace_hint(values.end(), v, roaring::Roaring()), true};
+    }
+    from = values.lower_bound(v);
   }
+  auto it = from;
   for (int steps = 0; it != values.end() && less(it->first, v); ++it) {
     if (++steps == kWalk) {
       it = values.lower_bound(v);
@@ -117,7 +111,7 @@ bool EntryLess(const Entry& a, const Entry& b) {
 }
 
 // Whether two entries hold the same value (int 1 and float 1.0, or -0.0 and
-// 0.0, count as different here: PlaceFrom puts them into one bucket).
+// 0.0, count as different here: Place puts them into one bucket).
 bool SameValue(const Entry& a, const Entry& b) {
   return a.type == b.type && a.key == b.key && (a.type != kStringType || a.text == b.text);
 }
@@ -189,7 +183,7 @@ void MetadataIndex::Put(std::uint32_t record, std::vector<Value> slots) {
       continue;
     }
     if (f.column) f.column->Set(record, v);
-    auto [it, added] = Place(f.values, v);
+    auto [it, added] = Place(f.values, f.values.end(), v);
     it->second.add(record);
     if (added && f.substrings && std::holds_alternative<std::string>(it->first)) {
       f.substrings->Add(std::get<std::string>(it->first), &it->second);
@@ -239,14 +233,14 @@ void MetadataIndex::PutMany(const std::vector<std::uint32_t>& records,
     f.present.addMany(present[s].size(), present[s].data());
     std::vector<std::uint32_t>().swap(present[s]);
     // In value order, each value's entry is found a few steps past the last
-    // one's (PlaceFrom), rather than searched for from the map's root.
+    // one's (Place), rather than searched for from the map's root.
     const std::vector<Entry>& field = entries[s];
     const Groups groups = GroupByValue(field);
-    auto from = f.values.begin();
+    auto from = f.values.end();
     for (std::size_t g = 0; g + 1 < groups.at.size(); ++g) {
       const Entry& first = field[groups.members[groups.at[g]]];
       const Value element = first.value ? Value() : Value(std::string(first.text));
-      auto [it, added] = PlaceFrom(f.values, from, first.value ? *first.value : element);
+      auto [it, added] = Place(f.values, from, first.value ? *first.value : element);
       from = it;
       with.clear();
       for (std::uint32_t m = groups.at[g]; m < groups.at[g + 1]; ++m) {
