@@ -73,6 +73,11 @@ class ByteReader {
   }
   // A LEB128 value, failing above `max`.
   std::uint64_t Var(std::uint64_t max = UINT32_MAX) {
+    if (at_ < in_.size() && static_cast<unsigned char>(in_[at_]) < 0x80) {  // one byte
+      const unsigned char c = static_cast<unsigned char>(in_[at_++]);
+      if (c > max) return Fail(), 0;
+      return c;
+    }
     std::uint64_t v = 0;
     for (int shift = 0; shift < 64; shift += 7) {
       if (left() == 0) return Fail(), 0;

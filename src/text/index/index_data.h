@@ -7,8 +7,10 @@
 #define ENGRAM_TEXT_INDEX_INDEX_DATA_H_
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -127,9 +129,11 @@ struct IndexData {
   // doc * F + f: the number of tokens of field f of doc (0 for absent docs);
   // dense up to the largest record number put.
   std::vector<std::uint32_t> lengths;
-  // doc -> distinct term ids, and the ids of its distinct surface words
-  // (stemmed indexes only), of the live document; in no particular order;
-  // freed (not just cleared) on Remove.
+  // doc -> the ids of its distinct surface words (stemmed indexes only), or
+  // of its distinct terms (unstemmed only: a stemmed index has its words'
+  // terms, DocTerms), of the live document; in no particular order; freed
+  // (not just cleared) on Remove. One forward list per document, not two:
+  // a million documents' lists cost a scatter per posting to load.
   std::vector<std::vector<std::uint32_t>> doc_terms;
   std::vector<std::vector<std::uint32_t>> doc_surface;
   std::vector<std::uint64_t> total_len;  // per field, over live documents
@@ -139,6 +143,10 @@ struct IndexData {
   std::vector<double> bound_avglen;
 
   std::size_t num_fields() const { return options.fields.size(); }
+  // The distinct term ids of live document `doc`, in no particular order,
+  // into *out (cleared first): its forward list, or with a stemmer its
+  // surface words' terms (sorted, duplicates dropped). O(the document).
+  void DocTerms(std::uint32_t doc, std::vector<std::uint32_t>* out) const;
   std::uint32_t length(std::uint32_t doc, std::size_t field) const {
     return lengths[static_cast<std::size_t>(doc) * num_fields() + field];
   }
@@ -146,7 +154,28 @@ struct IndexData {
   double avglen(std::size_t field) const;
   // tf~ (text/rank/bm25.h) of a posting of `doc` with frequencies tfs (F
   // values), at bound_avglen, as a float no smaller than it.
-  float BoundTf(std::uint32_t doc, const std::uint32_t* tfs) const;
+  float BoundTf(std::uint32_t doc, const std::uint32_t* tfs) const {
+    return UpToFloat(Tf(doc, tfs));
+  }
+  // The same before rounding, and the rounding (the float no smaller than t),
+  // for a caller that takes the largest of many first.
+  double Tf(std::uint32_t doc, const std::uint32_t* tfs) const {
+    // As Bm25::Score's tf~, with bound_avglen for the averages.
+    const double b = options.b;
+    const std::size_t nf = num_fields();
+    double t = 0;
+    for (std::size_t f = 0; f < nf; ++f) {
+      if (tfs[f] == 0) continue;
+      const double avg = bound_avglen[f];
+      const double norm = avg <= 0 ? 1.0 : 1.0 - b + b / avg * length(doc, f);
+      t += options.fields[f].weight * static_cast<double>(tfs[f]) / norm;
+    }
+    return t;
+  }
+  static float UpToFloat(double t) {
+    const auto rounded = static_cast<float>(t);
+    return rounded < t ? std::nextafter(rounded, std::numeric_limits<float>::infinity()) : rounded;
+  }
   // The id of `term`, or -1 when no live document has it.
   std::int64_t Find(std::string_view term) const;
   // The ids of the terms with postings, in the byte order of their texts

@@ -176,7 +176,8 @@ void CheckAgainstModel(const TextIndex& index,
     }
   }
   for (auto& [doc, ids] : forward) {  // in no particular order
-    std::vector<std::uint32_t> got = d.doc_terms[doc];
+    std::vector<std::uint32_t> got;
+    d.DocTerms(doc, &got);
     std::sort(got.begin(), got.end());
     std::sort(ids.begin(), ids.end());
     EXPECT_EQ(got, ids) << doc;

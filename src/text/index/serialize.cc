@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <random>
 
 #include "base/bytes.h"
 #include "text/index/stemmer.h"
@@ -37,7 +38,7 @@ constexpr std::size_t kMaxFields = 256;
 // appends would fill them (the values straight into the block's arrays).
 // Only what the bytes themselves show is checked here (ascending documents
 // below `limit` and positions, frequencies the bytes can hold);
-// AddToDocuments checks the rest against the documents. Returns why the postings are refused, or
+// CheckPostings checks the rest against the documents. Returns why the postings are refused, or
 // nullptr.
 const char* ReadPostings(ByteReader& r, std::size_t n, std::size_t nf, std::size_t limit,
                          TermPostings& p) {
@@ -81,17 +82,54 @@ const char* ReadPostings(ByteReader& r, std::size_t n, std::size_t nf, std::size
   return nullptr;
 }
 
-// Adds term `id`, whose postings p holds, to its documents: checks each is
-// live and its positions lie within its field lengths, counts its tokens per
-// field in `tokens` (no more than the lengths), appends the term to its
-// forward list, and sets p's bounds (as RecomputeBounds, at d.bound_avglen)
-// from the lengths it reads anyway. The documents are spread over the whole
-// index, so the accesses of a posting a few ahead are prefetched (its
-// forward list's header, then its end), which overlaps the cache misses
-// that would otherwise come one at a time.
-const char* AddToDocuments(TermPostings& p, std::uint32_t id, const std::vector<bool>& is_live,
-                           std::vector<std::uint32_t>& tokens, std::vector<std::uint32_t>& scratch,
-                           IndexData& d) {
+// Where a term's postings go as CheckPostings meets them: without a
+// stemmer into the forward lists, sized beforehand (ForwardLists); with
+// one, a document's terms are its surface words' (IndexData::DocTerms), and
+// each document's term set is summed here to be compared with them once
+// the words are read (TermSums).
+struct ForwardLists {
+  IndexData& d;
+  std::uint32_t id;
+  void Far(std::uint32_t doc) const { __builtin_prefetch(&d.doc_terms[doc]); }
+  void Near(std::uint32_t doc) const {
+    const std::vector<std::uint32_t>& list = d.doc_terms[doc];
+    __builtin_prefetch(list.data() + list.size(), 1);
+  }
+  void Add(std::uint32_t doc) const { d.doc_terms[doc].push_back(id); }
+};
+
+// A term's hash under a key drawn once per process, so that a crafted image
+// cannot choose terms whose sums agree where the sets do not.
+std::uint64_t TermMix(std::uint32_t term) {
+  static const std::uint64_t key = [] {
+    std::random_device device;
+    return std::uint64_t{device()} << 32 ^ device();
+  }();
+  std::uint64_t z = term + key + 0x9E3779B97F4A7C15ull;  // splitmix64's finaliser
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+struct TermSums {
+  std::vector<std::uint64_t>& sums;  // per document, its terms' TermMix summed
+  std::uint64_t mix;
+  void Far(std::uint32_t doc) const { __builtin_prefetch(&sums[doc], 1); }
+  void Near(std::uint32_t) const {}
+  void Add(std::uint32_t doc) const { sums[doc] += mix; }
+};
+
+// Checks a term's postings p against the documents: each is live and its
+// positions lie within its field lengths; counts its tokens per field in
+// `tokens` (no more than the lengths), hands each document to `to`, and sets
+// p's bounds (as RecomputeBounds, at d.bound_avglen) from the lengths it
+// reads anyway. The documents are spread over the whole index, so the
+// accesses of a posting a few ahead are prefetched, which overlaps the
+// cache misses that would otherwise come one at a time.
+template <typename To>
+const char* CheckPostings(TermPostings& p, const std::vector<bool>& is_live,
+                          std::vector<std::uint32_t>& tokens, std::vector<std::uint32_t>& scratch,
+                          IndexData& d, const To& to) {
   constexpr std::size_t kFar = 32, kNear = 16;
   const std::size_t nf = d.num_fields();
   scratch.clear();
@@ -101,17 +139,15 @@ const char* AddToDocuments(TermPostings& p, std::uint32_t id, const std::vector<
   std::size_t at = 0;
   for (std::size_t b = 0; b < p.blocks.size(); ++b) {
     const PostingBlock& k = p.blocks[b];
+    double block_t = 0;  // rounded once per block: the rounding is monotonic
     for (std::size_t i = 0; i < k.size(); ++i, ++at) {
       if (at + kFar < scratch.size()) {
         const std::uint32_t ahead = scratch[at + kFar];
-        __builtin_prefetch(&d.doc_terms[ahead]);
+        to.Far(ahead);
         __builtin_prefetch(&d.lengths[std::size_t{ahead} * nf]);
         __builtin_prefetch(&tokens[std::size_t{ahead} * nf], 1);
       }
-      if (at + kNear < scratch.size()) {
-        const std::vector<std::uint32_t>& list = d.doc_terms[scratch[at + kNear]];
-        __builtin_prefetch(list.data() + list.size(), 1);
-      }
+      if (at + kNear < scratch.size()) to.Near(scratch[at + kNear]);
       const std::uint32_t doc = k.docs[i];
       if (!is_live[doc]) return "bad posting document";
       const std::uint32_t* tfs = k.tfs.data() + i * nf;
@@ -124,9 +160,12 @@ const char* AddToDocuments(TermPostings& p, std::uint32_t id, const std::vector<
         pos += tfs[f];
         if (tfs[f] > 0 && k.positions[pos - 1] >= len) return "bad positions";
       }
-      p.block_max_t[b] = std::max(p.block_max_t[b], WidenListBounds(d, p, doc, tfs));
-      d.doc_terms[doc].push_back(id);
+      WidenBounds(p.max_tf.data(), p.min_len.data(), tfs, &d.lengths[std::size_t{doc} * nf], nf);
+      block_t = std::max(block_t, d.Tf(doc, tfs));
+      to.Add(doc);
     }
+    p.block_max_t[b] = IndexData::UpToFloat(block_t);
+    p.max_t = std::max(p.max_t, p.block_max_t[b]);
   }
   return nullptr;
 }
@@ -289,8 +328,7 @@ StatusOr<TextIndex> TextIndex::Load(std::string_view bytes, std::uint32_t doc_li
   // Per document number up to the largest: dense, bounded by doc_limit.
   const std::size_t limit = num_docs == 0 ? 0 : std::size_t{docs.back()} + 1;
   d.lengths.assign(limit * nf, 0);
-  d.doc_terms.resize(limit);
-  d.doc_surface.resize(limit);
+  (d.stemmed() ? d.doc_surface : d.doc_terms).resize(limit);
   for (std::size_t i = 0; i < num_docs; ++i) {
     d.live.add(docs[i]);
     for (std::size_t f = 0; f < nf; ++f) {
@@ -313,12 +351,15 @@ StatusOr<TextIndex> TextIndex::Load(std::string_view bytes, std::uint32_t doc_li
   }
 
   // Terms: each takes at least its text (2 bytes), a posting count and one
-  // posting (a document, F frequencies, a position). The postings are read
-  // first, counting each document's terms, so that every forward list is
-  // sized once, in document order, before AddToDocuments fills them.
+  // posting (a document, F frequencies, a position). With a stemmer each
+  // term's postings are checked as soon as they are read; without one they
+  // are read first, counting each document's terms, so that every forward
+  // list is sized once, in document order, before they are checked into them.
   const std::size_t num_terms = r.Count(5 + nf);
   if (!r.ok()) return fail("bad term count");
-  std::vector<std::uint32_t> terms_of(limit, 0);
+  std::vector<std::uint32_t> terms_of(d.stemmed() ? 0 : limit, 0);
+  std::vector<std::uint64_t> sums(d.stemmed() ? limit : 0, 0);  // TermSums
+  std::vector<std::uint32_t> scratch;                           // a term's documents
   d.term_text.reserve(num_terms);
   d.postings.reserve(num_terms);
   for (std::uint32_t id = 0; id < num_terms && r.ok(); ++id) {
@@ -330,21 +371,30 @@ StatusOr<TextIndex> TextIndex::Load(std::string_view bytes, std::uint32_t doc_li
     const std::size_t n = r.Count(2 + nf);
     if (!r.ok() || n == 0) return fail("bad postings");
     if (const char* why = ReadPostings(r, n, nf, limit, p)) return fail(why);
-    for (const PostingBlock& k : p.blocks) {
-      for (const std::uint32_t doc : k.docs) ++terms_of[doc];
+    if (d.stemmed()) {
+      if (const char* why =
+              CheckPostings(p, is_live, tokens, scratch, d, TermSums{sums, TermMix(id)})) {
+        return fail(why);
+      }
+    } else {
+      for (const PostingBlock& k : p.blocks) {
+        for (const std::uint32_t doc : k.docs) ++terms_of[doc];
+      }
+      d.terms.emplace(text, id);
     }
-    if (!d.stemmed()) d.terms.emplace(text, id);
     d.term_ids.Insert(text, id);
     d.term_text.push_back(std::move(text));
     d.postings.push_back(std::move(p));
   }
   if (!r.ok()) return fail("truncated terms");
-  for (const std::uint32_t doc : d.live) d.doc_terms[doc].reserve(terms_of[doc]);
-  std::vector<std::uint32_t>().swap(terms_of);
-  std::vector<std::uint32_t> scratch;  // a term's documents (AddToDocuments)
-  for (std::uint32_t id = 0; id < num_terms; ++id) {
-    if (const char* why = AddToDocuments(d.postings[id], id, is_live, tokens, scratch, d)) {
-      return fail(why);
+  if (!d.stemmed()) {
+    for (const std::uint32_t doc : d.live) d.doc_terms[doc].reserve(terms_of[doc]);
+    std::vector<std::uint32_t>().swap(terms_of);
+    for (std::uint32_t id = 0; id < num_terms; ++id) {
+      if (const char* why =
+              CheckPostings(d.postings[id], is_live, tokens, scratch, d, ForwardLists{d, id})) {
+        return fail(why);
+      }
     }
   }
   for (std::size_t i = 0; i < tokens.size(); ++i) {
@@ -369,10 +419,10 @@ StatusOr<TextIndex> TextIndex::Load(std::string_view bytes, std::uint32_t doc_li
       d.surface_words.push_back(
           SurfaceWord{std::move(word), static_cast<std::uint32_t>(term), 0, 0});
     }
-    for (auto it = d.live.begin(); it != d.live.end();) {
-      const std::uint32_t doc = *it;
-      // The next document's forward list is read while this one's words are.
-      if (++it != d.live.end()) __builtin_prefetch(d.doc_terms[*it].data());
+    // A document's words must name exactly the terms it has postings of:
+    // the sum of their terms' TermMix is compared with the postings'.
+    std::vector<std::uint32_t> terms;
+    for (const std::uint32_t doc : d.live) {
       const std::size_t n = r.Count();
       if (r.ok()) d.doc_surface[doc].reserve(n);
       std::uint64_t idx = 0;
@@ -382,15 +432,14 @@ StatusOr<TextIndex> TextIndex::Load(std::string_view bytes, std::uint32_t doc_li
         if (!r.ok() || (j > 0 && step == 0) || idx >= d.surface_words.size()) {
           return fail("bad document words");
         }
-        SurfaceWord& sw = d.surface_words[idx];
-        // (Loaded forward lists are ascending: terms are numbered in order.)
-        if (!std::binary_search(d.doc_terms[doc].begin(), d.doc_terms[doc].end(), sw.term)) {
-          return fail("document word without its term");
-        }
-        ++sw.docs;
+        ++d.surface_words[idx].docs;
         d.doc_surface[doc].push_back(static_cast<std::uint32_t>(idx));
       }
       if (!r.ok()) return fail("truncated document words");
+      d.DocTerms(doc, &terms);
+      std::uint64_t sum = 0;
+      for (const std::uint32_t term : terms) sum += TermMix(term);
+      if (sum != sums[doc]) return fail("document words disagree with its terms");
     }
     for (const SurfaceWord& sw : d.surface_words) {
       if (sw.docs == 0) return fail("surface word in no document");

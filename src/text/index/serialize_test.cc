@@ -128,6 +128,41 @@ TEST(Serialize, NonCanonicalAndOversizedImagesAreRefused) {
   EXPECT_FALSE(TextIndex::Load(resealed(wide), 10).ok());
 }
 
+// A stemmed index keeps one forward list per document, its words; the
+// words must name exactly the terms the document has postings of. Two
+// indexes with the same words in swapped documents: the first image's
+// postings with the second's document words are refused.
+TEST(Serialize, DocumentWordsMustNameTheDocumentsTerms) {
+  TextIndexOptions o;
+  o.fields = {{"body", 1.0}};
+  o.stemmer = Stemmer::kEnglish;
+  TextIndex a(o), b(o);
+  a.Put(0, {"apples"});
+  a.Put(1, {"bananas"});
+  b.Put(0, {"bananas"});
+  b.Put(1, {"apples"});
+  const std::string ia = a.Serialize(), ib = b.Serialize();
+  ASSERT_EQ(ia.size(), ib.size());
+  // The document words close the image, before the checksum: per document
+  // a count (1) and a word's rank.
+  const std::size_t words_at = ia.size() - 8 - 4;
+  ASSERT_EQ(ia.substr(words_at, 4), std::string("\x01\x00\x01\x01", 4));
+  ASSERT_EQ(ib.substr(words_at, 4), std::string("\x01\x01\x01\x00", 4));
+  std::string spliced = ia.substr(0, words_at) + ib.substr(words_at, 4);
+  ByteWriter w;
+  w.Fixed(Fnv1a64(spliced), 8);
+  StatusOr<TextIndex> loaded = TextIndex::Load(spliced + w.out, 2);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(), "text index image: document words disagree with its terms");
+  // Each image alone loads, and a document removed after the load takes
+  // its postings with it (its terms come from its words).
+  StatusOr<TextIndex> whole = TextIndex::Load(ia, 2);
+  ASSERT_TRUE(whole.ok()) << whole.status().message();
+  whole->Remove(0);
+  EXPECT_EQ(whole->data().Find("appl"), -1);
+  EXPECT_GE(whole->data().Find("banana"), 0);
+}
+
 // Images hold the live documents only: removing documents shrinks them to
 // what an index of the survivors writes.
 TEST(Serialize, ImagesCarryNothingOfRemovedDocuments) {

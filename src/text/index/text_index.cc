@@ -18,21 +18,6 @@ double IndexData::avglen(std::size_t field) const {
   return n == 0 ? 0.0 : static_cast<double>(total_len[field]) / static_cast<double>(n);
 }
 
-float IndexData::BoundTf(std::uint32_t doc, const std::uint32_t* tfs) const {
-  // As Bm25::Score's tf~, with bound_avglen for the averages.
-  const double b = options.b;
-  const std::size_t nf = num_fields();
-  double t = 0;
-  for (std::size_t f = 0; f < nf; ++f) {
-    if (tfs[f] == 0) continue;
-    const double avg = bound_avglen[f];
-    const double norm = avg <= 0 ? 1.0 : 1.0 - b + b / avg * length(doc, f);
-    t += options.fields[f].weight * static_cast<double>(tfs[f]) / norm;
-  }
-  const auto rounded = static_cast<float>(t);
-  return rounded < t ? std::nextafter(rounded, std::numeric_limits<float>::infinity()) : rounded;
-}
-
 void ClearBounds(std::size_t num_fields, TermPostings& p) {
   p.max_tf.assign(num_fields, 0);
   p.min_len.assign(num_fields, 0);
@@ -158,6 +143,17 @@ std::int64_t IndexData::Find(std::string_view term) const {
   return id == FlatHash::kNone ? -1 : static_cast<std::int64_t>(id);
 }
 
+void IndexData::DocTerms(std::uint32_t doc, std::vector<std::uint32_t>* out) const {
+  out->clear();
+  if (!stemmed()) {
+    out->assign(doc_terms[doc].begin(), doc_terms[doc].end());
+    return;
+  }
+  for (const std::uint32_t word : doc_surface[doc]) out->push_back(surface_words[word].term);
+  std::sort(out->begin(), out->end());
+  out->erase(std::unique(out->begin(), out->end()), out->end());
+}
+
 std::vector<std::uint32_t> IndexData::TermsInTextOrder() const {
   // From the postings and texts only (not the sorted dictionary): a
   // FrozenTextIndex has no dictionary.
@@ -231,8 +227,7 @@ void TextIndex::Put(std::uint32_t doc, const std::vector<std::string_view>& text
   x.lens.assign(nf, 0);
   if (d.lengths.size() < (static_cast<std::size_t>(doc) + 1) * nf) {
     d.lengths.resize((static_cast<std::size_t>(doc) + 1) * nf, 0);
-    d.doc_terms.resize(static_cast<std::size_t>(doc) + 1);
-    d.doc_surface.resize(static_cast<std::size_t>(doc) + 1);
+    (d.stemmed() ? d.doc_surface : d.doc_terms).resize(static_cast<std::size_t>(doc) + 1);
   }
   std::vector<std::uint32_t>& doc_words = x.doc_words;  // copied to doc_surface at the end
   doc_words.clear();
@@ -348,8 +343,7 @@ void TextIndex::Put(std::uint32_t doc, const std::vector<std::string_view>& text
     __builtin_prefetch(k.pos_start.data() + k.pos_start.size(), 1);
     __builtin_prefetch(k.positions.data() + k.positions.size(), 1);
   }
-  std::vector<std::uint32_t>& forward = d.doc_terms[doc];
-  forward.assign(x.slot_term.begin(), x.slot_term.end());
+  if (!d.stemmed()) d.doc_terms[doc].assign(x.slot_term.begin(), x.slot_term.end());
   for (std::size_t k = 0; k < slots; ++k) {
     const std::uint32_t id = x.slot_term[k];
     const std::uint32_t* tfs = &x.slot_tfs[k * nf];
@@ -368,8 +362,10 @@ void TextIndex::Remove(std::uint32_t doc) {
     len = 0;
   }
   d.live.remove(doc);
-  PrefetchPostings(d, d.doc_terms[doc], doc);
-  for (const std::uint32_t id : d.doc_terms[doc]) {
+  thread_local std::vector<std::uint32_t> terms;
+  d.DocTerms(doc, &terms);
+  PrefetchPostings(d, terms, doc);
+  for (const std::uint32_t id : terms) {
     TermPostings& p = d.postings[id];
     RemovePosting(p, doc, nf);
     if (p.empty()) {
@@ -386,7 +382,10 @@ void TextIndex::Remove(std::uint32_t doc) {
       RecomputeBounds(d, p);
     }
   }
-  std::vector<std::uint32_t>().swap(d.doc_terms[doc]);
+  if (!d.stemmed()) {
+    std::vector<std::uint32_t>().swap(d.doc_terms[doc]);
+    return;
+  }
   for (const std::uint32_t word_id : d.doc_surface[doc]) {
     SurfaceWord& sw = d.surface_words[word_id];
     if (--sw.docs == 0) {
