@@ -151,8 +151,16 @@ Status Collection::Load(std::uint64_t seq, const std::vector<std::uint32_t>& doc
   for (const PreparedRecord& r : records) {
     dirty_.fetch_add((r.index_text && text_) || (r.index_vector && vectors_) ? 1 : 0);
   }
-  // Vectors are staged: opening costs reading, and the background links them.
-  return Put(docs, std::move(records), threads, /*stage=*/true, {});
+  // Vectors are staged: opening costs reading, and the background links
+  // them. One batch's rows go into the metadata index while the next
+  // batch's records go into the rest (one at a time: the index is not
+  // shared).
+  WaitRows();
+  return Put(docs, std::move(records), threads, /*stage=*/true, {}, &rows_loading_);
+}
+
+void Collection::WaitRows() {
+  if (rows_loading_.valid()) rows_loading_.get();
 }
 
 Status Collection::LoadIndexes(const std::vector<std::uint32_t>& docs,
@@ -205,8 +213,9 @@ void Collection::SetGraphKeys(std::uint32_t doc, const std::vector<Value>& slots
   assert(set.ok());
 }
 
-void Collection::PutRows(const std::vector<std::uint32_t>& docs,
-                         std::vector<PreparedRecord>& records) {
+std::future<void> Collection::PutRows(const std::vector<std::uint32_t>& docs,
+                                      std::vector<PreparedRecord>& records, std::size_t threads) {
+  constexpr std::size_t kRowsApart = 1024;  // the batch that pays for a thread
   std::vector<std::vector<Value>> rows(records.size());
   for (std::size_t i = 0; i < records.size(); ++i) {
     std::vector<Value>& slots = records[i].slots;
@@ -215,23 +224,24 @@ void Collection::PutRows(const std::vector<std::uint32_t>& docs,
     }
     rows[i] = std::move(slots);
   }
-  metadata_.PutMany(docs, std::move(rows));
+  if (threads < 2 || records.size() < kRowsApart) {
+    metadata_.PutMany(docs, std::move(rows));
+    return {};
+  }
+  return std::async(std::launch::async, [this, docs, rows = std::move(rows)]() mutable {
+    metadata_.PutMany(docs, std::move(rows));
+  });
 }
 
 Status Collection::Put(const std::vector<std::uint32_t>& docs, std::vector<PreparedRecord> records,
                        std::size_t threads, bool stage,
-                       const std::function<void(std::size_t)>& progress) {
+                       const std::function<void(std::size_t)>& progress,
+                       std::future<void>* rows_left) {
   // The metadata rows go in beside the rest when the batch is large enough
-  // to pay for a thread: PutRows takes only the records' slots, the loop
-  // below never reads them.
-  constexpr std::size_t kRowsApart = 1024;
+  // to pay for a thread: PutRows takes the records' slots, the loop below
+  // never reads them.
   for (std::size_t i = 0; i < records.size(); ++i) SetGraphKeys(docs[i], records[i].slots);
-  std::future<void> rows;
-  if (threads > 1 && records.size() >= kRowsApart) {
-    rows = std::async(std::launch::async, [&] { PutRows(docs, records); });
-  } else {
-    PutRows(docs, records);
-  }
+  std::future<void> rows = PutRows(docs, records, threads);
   // The key maps' slots are fetched kAhead records ahead: a large batch
   // (opening a store) would otherwise wait on a cache miss per record and map.
   constexpr std::size_t kAhead = 8;
@@ -283,7 +293,11 @@ Status Collection::Put(const std::vector<std::uint32_t>& docs, std::vector<Prepa
     }
     if (progress && (i + 1) % 1024 == 0) progress(i + 1);
   }
-  if (rows.valid()) rows.get();
+  if (rows_left != nullptr) {
+    *rows_left = std::move(rows);
+  } else if (rows.valid()) {
+    rows.get();
+  }
   if (!vector_docs.empty()) {
     RETURN_IF_ERROR(stage ? vectors_->Stage(vector_docs, vector_rows, threads)
                           : vectors_->PutBatch(vector_docs, vector_rows, threads));

@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -288,6 +289,7 @@ class Collection {
   // store's sequence when it was loaded. Set once, before others see it.
   std::uint64_t created_seq() const { return created_seq_; }
   void Begin(std::uint64_t seq) {
+    WaitRows();
     created_seq_ = seq;
     applied_seq_ = std::max(applied_seq_.load(), seq);
   }
@@ -310,7 +312,10 @@ class Collection {
   // Makes room for `records` records numbered below `doc_limit`, so that
   // loading them does not grow the maps step by step.
   void Reserve(std::size_t records, std::uint32_t doc_limit);
-  const roaring::Roaring& live_for_load() const { return metadata_.live(); }
+  const roaring::Roaring& live_for_load() {
+    WaitRows();
+    return metadata_.live();
+  }
   // Counts `n` loaded records that the records image did not hold as
   // changed, so that the next checkpoint writes an image that does.
   void CountChanged(std::uint64_t n) { dirty_.fetch_add(n); }
@@ -347,14 +352,22 @@ class Collection {
   void ForgetContent(std::uint32_t doc);  // by_content_ loses doc
   search::CollectionView View() const;
   std::string ImageRecords() const;  // the records image, in chunks under the shared lock
-  // Puts the metadata rows of `records` (their slots, moved) at `docs`.
-  void PutRows(const std::vector<std::uint32_t>& docs, std::vector<PreparedRecord>& records);
+  // Puts the metadata rows of `records` (their slots, moved) at `docs`: on
+  // a thread of its own when `threads` > 1 and the batch pays for one (the
+  // future returned owns what that thread reads), else here (no future).
+  std::future<void> PutRows(const std::vector<std::uint32_t>& docs,
+                            std::vector<PreparedRecord>& records, std::size_t threads);
+  // Waits for the rows a Load still puts (rows_loading_).
+  void WaitRows();
   // Indexes `records` at `docs` (the exclusive lock held or not needed). A
   // record at a number held by another key replaces that record in the key
   // maps; no record at another number may hold a record's key (Assign and
-  // Follow see to it, and the store's keys are unique).
+  // Follow see to it, and the store's keys are unique). The metadata rows
+  // are in when it returns, unless `rows_left` takes the future of those
+  // still being put.
   Status Put(const std::vector<std::uint32_t>& docs, std::vector<PreparedRecord> records,
-             std::size_t threads, bool stage, const std::function<void(std::size_t)>& progress);
+             std::size_t threads, bool stage, const std::function<void(std::size_t)>& progress,
+             std::future<void>* rows_left = nullptr);
   void RemoveOne(std::uint32_t doc);
   void ForgetKeys(std::uint32_t doc);  // by_key_ and by_id_ lose doc (still in ids_ and keys_)
   void TouchAll(std::vector<TouchedRecord> records);  // the exclusive lock held
@@ -363,6 +376,10 @@ class Collection {
   CollectionSpec spec_;
   std::shared_ptr<const Schema> row_schema_;  // before metadata_, built on it
   index::MetadataIndex metadata_;
+  // Loading only: the rows of the last Load's batch, still going into
+  // metadata_ while the next batch's records go in (destroyed, so waited
+  // for, before metadata_).
+  std::future<void> rows_loading_;
   std::optional<text::TextIndex> text_;
   std::optional<vector::VectorIndex> vectors_;
   std::optional<std::uint32_t> time_slot_;

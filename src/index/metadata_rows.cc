@@ -41,7 +41,12 @@ bool IsSet(const Value& v) {
 template <typename Map>
 std::pair<typename Map::iterator, bool> Place(Map& values, typename Map::iterator from,
                                               const Value& v) {
-  constexpr int kWalk = 16;
+  // A batch's next value is the hint's neighbour when records come in value
+  // order; when they do not (rewritten records' later times), each step of
+  // a longer walk is a cache miss spent before the search from the root
+  // anyway (16 steps: 1.1 s for 1M rows a quarter out of order, 3: 0.74 s;
+  // metadata_index_benchmark).
+  constexpr int kWalk = 3;
   const auto& less = values.key_comp();
   if (from == values.end() || less(v, from->first)) {  // no hint, or past v's place
     if (!values.empty() && less(std::prev(values.end())->first, v)) {
