@@ -1,4 +1,4 @@
-// libFuzzer target for TextIndex::Load (src/text/index/serialize.cc). The
+// libFuzzer target for TextIndex::Load (src/text/index/load.cc). The
 // image's trailing FNV-1a checksum is recomputed over the input first, so
 // that mutations reach the structural checks instead of stopping at the
 // checksum. Invariants: never crashes or leaks; Load allocates at most

@@ -2,7 +2,7 @@
 // per-field term frequencies and positions (in blocks, postings.cc),
 // per-document field lengths and forward lists (so that a replaced or removed
 // document leaves no trace), and the collection statistics BM25 needs.
-// Written by text_index.cc, postings.cc and serialize.cc, read by text/rank/.
+// Written by text_index.cc, postings.cc and load.cc, read by text/rank/.
 #ifndef ENGRAM_TEXT_INDEX_INDEX_DATA_H_
 #define ENGRAM_TEXT_INDEX_INDEX_DATA_H_
 

@@ -1,68 +1,16 @@
 // TextIndex maintenance: Put (insert or replace) and Remove keep the postings,
 // the per-term pruning bounds, the forward lists and the length statistics
-// exact. Search lives in text/rank/search.cc, Serialize/Load in serialize.cc.
+// exact. The bounds' upkeep is in postings.cc, search in text/rank/search.cc,
+// the image in serialize.cc (written) and load.cc (read).
 #include "text/index/text_index.h"
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
 #include <utility>
 
 #include "text/index/stemmer.h"
 #include "text/tokenize/tokenizer.h"
 
 namespace engram::text {
-
-double IndexData::avglen(std::size_t field) const {
-  const std::uint64_t n = live.cardinality();
-  return n == 0 ? 0.0 : static_cast<double>(total_len[field]) / static_cast<double>(n);
-}
-
-void ClearBounds(std::size_t num_fields, TermPostings& p) {
-  p.max_tf.assign(num_fields, 0);
-  p.min_len.assign(num_fields, 0);
-  p.block_max_t.assign(p.blocks.size(), 0);
-  p.max_t = 0;
-  p.removed = 0;
-}
-
-void RecomputeBounds(const IndexData& data, TermPostings& p) {
-  const std::size_t nf = data.num_fields();
-  ClearBounds(nf, p);
-  for (std::size_t b = 0; b < p.blocks.size(); ++b) {
-    const PostingBlock& k = p.blocks[b];
-    for (std::size_t i = 0; i < k.size(); ++i) {
-      const std::uint32_t* tfs = k.tfs.data() + i * nf;
-      WidenBounds(p.max_tf.data(), p.min_len.data(), tfs,
-                  data.lengths.data() + static_cast<std::size_t>(k.docs[i]) * nf, nf);
-      p.block_max_t[b] = std::max(p.block_max_t[b], data.BoundTf(k.docs[i], tfs));
-    }
-    p.max_t = std::max(p.max_t, p.block_max_t[b]);
-  }
-}
-
-void SetBoundBase(IndexData& data) {
-  data.bound_avglen.resize(data.num_fields());
-  for (std::size_t f = 0; f < data.num_fields(); ++f) data.bound_avglen[f] = data.avglen(f);
-}
-
-void RebaseBounds(IndexData& data) {
-  SetBoundBase(data);
-  for (TermPostings& p : data.postings) {
-    if (!p.empty()) RecomputeBounds(data, p);
-  }
-}
-
-bool BoundsStale(const IndexData& data) {
-  std::uint64_t tokens = 0;
-  for (const std::uint64_t t : data.total_len) tokens += t;
-  if (tokens > kRebaseTokens) return false;
-  for (std::size_t f = 0; f < data.num_fields(); ++f) {
-    const double avg = data.avglen(f), base = data.bound_avglen[f];
-    if (base <= 0 ? avg > 0 : avg > base * kBoundSlack) return true;
-  }
-  return false;
-}
 
 namespace {
 

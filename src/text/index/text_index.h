@@ -117,7 +117,7 @@ class TextIndex {
   std::size_t MemoryBytes() const;
 
   // A versioned, checksummed byte image of the index (options included):
-  // live documents only, nothing of removed ones (serialize.cc).
+  // live documents only, nothing of removed ones (image_format.h).
   std::string Serialize() const;
   // A copy of what Serialize reads (FrozenTextIndex), for an image made
   // later without the lock that keeps the index from changing.
