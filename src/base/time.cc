@@ -1,8 +1,8 @@
 #include "base/time.h"
 
 #include <chrono>
-#include <iterator>
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 namespace engram {
@@ -104,13 +104,16 @@ std::string FormatDatetime(Datetime t) {
   std::chrono::year_month_day ymd{std::chrono::sys_days{std::chrono::days{days}}};
   std::int64_t secs = rem / kMicrosPerSecond;
   std::int64_t frac = rem % kMicrosPerSecond;
-  std::string out =
-      fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", static_cast<int>(ymd.year()),
-                  static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()), secs / 3600,
-                  secs / 60 % 60, secs % 60);
-  if (frac != 0) fmt::format_to(std::back_inserter(out), ".{:06}", frac);
-  out += 'Z';
-  return out;
+  // Formats compiled ahead into a buffer on the stack: opening a store
+  // formats a time per record (the version member it compares, version.cc).
+  char buf[64];  // the widest: a 6-digit year and a sign, far past 9999
+  char* end =
+      fmt::format_to(buf, FMT_COMPILE("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}"),
+                     static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
+                     static_cast<unsigned>(ymd.day()), secs / 3600, secs / 60 % 60, secs % 60);
+  if (frac != 0) end = fmt::format_to(end, FMT_COMPILE(".{:06}"), frac);
+  *end++ = 'Z';
+  return std::string(buf, end);
 }
 
 }  // namespace engram
