@@ -11,7 +11,7 @@
 
 namespace engram::index {
 
-bool MetadataIndex::ValueOrder::operator()(const Value& a, const Value& b) const {
+bool MetadataIndex::ValueOrder::Less(const Value& a, const Value& b) {
   const std::optional<int> c = CompareValues(a, b);
   return c && *c < 0;
 }
