@@ -24,7 +24,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <cstring>
 #include <functional>
 #include <future>
 #include <memory>
