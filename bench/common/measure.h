@@ -4,10 +4,16 @@
 #ifndef ENGRAM_BENCH_COMMON_MEASURE_H_
 #define ENGRAM_BENCH_COMMON_MEASURE_H_
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 
 namespace engram::bench {
+
+// Wall seconds since `t` (steady clock).
+inline double SecondsSince(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
 
 // CPU seconds (user + system, all threads) this process has used.
 double CpuSeconds();

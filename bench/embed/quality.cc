@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include "common/must.h"
 #include "engram/embedder.h"
 #include "engram/engine.h"
 #include "text/data.h"
@@ -21,15 +22,6 @@ namespace engram::bench {
 namespace {
 
 constexpr std::size_t kTop = 10;
-
-template <typename T>
-T Must(StatusOr<T> v, std::string_view what) {
-  if (!v.ok()) throw std::runtime_error(std::string(what) + ": " + v.status().ToString());
-  return std::move(v).value();
-}
-void Must(const Status& s, std::string_view what) {
-  if (!s.ok()) throw std::runtime_error(std::string(what) + ": " + s.ToString());
-}
 
 // The collection: title and abstract as text fields (weight 1 each, English
 // stemming: the text benchmark's configuration) and the embedder's vectors.

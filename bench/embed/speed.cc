@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include "common/must.h"
 #include "engram/embedder.h"
 #include "engram/engine.h"
 #include "text/data.h"
@@ -22,12 +23,6 @@ namespace engram::bench {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-template <typename T>
-T Must(StatusOr<T> v, std::string_view what) {
-  if (!v.ok()) throw std::runtime_error(std::string(what) + ": " + v.status().ToString());
-  return std::move(v).value();
-}
 
 // Words of the SciFact abstracts, in order, to cut texts of any length from.
 std::vector<std::string> Words(const std::string& data) {

@@ -35,6 +35,7 @@
 #include <time.h>
 
 #include "common/cli.h"
+#include "common/must.h"
 #include "engram/engine.h"
 
 namespace engram::bench {
@@ -59,12 +60,6 @@ struct Options {
   std::string csv;
   std::string fresh;  // a list of record numbers: build the fresh store only
 };
-
-template <typename T>
-T Must(StatusOr<T> s, const std::string& what) {
-  if (!s.ok()) throw std::runtime_error(what + ": " + s.status().message());
-  return std::move(s).value();
-}
 
 // The generator of memory i: its text, metadata and vector, reproducible.
 class Memories {

@@ -29,28 +29,25 @@
 //   engine_benchmark --reopen STORE_DIR   (times Engine::Open alone, for profiling)
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <thread>
-#include <unordered_map>
 #include <vector>
 
 #include <fmt/core.h>
-#include <nlohmann/json.hpp>
-#include <time.h>
 
 #include "common/cli.h"
 #include "common/format.h"
 #include "common/measure.h"
+#include "common/must.h"
 #include "engram/engine.h"
+#include "searches.h"
 #include "storage/store.h"
 #include "workload.h"
 
@@ -59,8 +56,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-constexpr const char* kCollection = "debian";
 
 struct Options {
   std::string data = ENGRAM_DATA_DIR;
@@ -74,31 +69,13 @@ struct Options {
   std::size_t threads = 2;
   bool split = true;
   bool rebuild = true;
-  double settle = 0;  // seconds between the reopen and the searches
+  double settle = 0;      // seconds between the reopen and the searches
   std::size_t limit = 0;  // 0: every package; else the first `limit` (smoke runs)
   std::string reopen;     // non-empty: only time Engine::Open of this store (profiling)
 };
 
 double Seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
-}
-
-// CPU seconds of the calling thread: a search's own cost, without the time
-// it waited for a core.
-double ThreadCpuSeconds() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
-}
-
-template <typename T>
-T Must(StatusOr<T> s, const std::string& what) {
-  if (!s.ok()) throw std::runtime_error(what + ": " + s.status().message());
-  return std::move(s).value();
-}
-
-void Must(const Status& s, const std::string& what) {
-  if (!s.ok()) throw std::runtime_error(what + ": " + s.message());
 }
 
 struct IngestRun {
@@ -114,7 +91,7 @@ struct IngestRun {
 CollectionSpec Spec(bool text, bool vectors, std::size_t dim) {
   Checked<SchemaRef> schema = SchemaRef::Parse(kDebianSchema);
   if (!schema.ok()) throw std::runtime_error("schema: " + schema.diagnostic().message);
-  CollectionSpec spec{kCollection, schema.value(), {}, 0, "cosine", "en", ""};
+  CollectionSpec spec{kDebianCollection, schema.value(), {}, 0, "cosine", "en", ""};
   if (text) spec.text = {{"title", 2.0}, {"text", 1.0}};
   spec.vector_dim = vectors ? dim : 0;
   return spec;
@@ -139,7 +116,7 @@ IngestRun IngestEngine(const Options& o, const std::string& name, const std::str
                                         records.begin() + static_cast<std::ptrdiff_t>(end));
     const auto t0 = Clock::now();
     const double c0 = CpuSeconds();
-    WriteResult r = Must(engine->Upsert(kCollection, views), "upsert");
+    WriteResult r = Must(engine->Upsert(kDebianCollection, views), "upsert");
     const double s = Seconds(t0);
     run.cpu += CpuSeconds() - c0;
     if (r.rejected) {
@@ -163,7 +140,7 @@ IngestRun IngestEngine(const Options& o, const std::string& name, const std::str
 IngestRun IngestStore(const Options& o, const std::string& dir, const Workload& w) {
   fs::remove_all(dir);
   std::unique_ptr<storage::Store> store = Must(storage::OpenSqliteStore(dir), "open store");
-  Must(store->CreateCollection({kCollection, "{}"}), "create");
+  Must(store->CreateCollection({kDebianCollection, "{}"}), "create");
   IngestRun run;
   run.name = "store only";
   run.indexes = "none (SQLite WAL, synchronous=FULL)";
@@ -178,7 +155,7 @@ IngestRun IngestStore(const Options& o, const std::string& dir, const Workload& 
     }
     const auto t0 = Clock::now();
     const double c0 = CpuSeconds();
-    Must(store->Apply(kCollection, batch), "apply");
+    Must(store->Apply(kDebianCollection, batch), "apply");
     const double s = Seconds(t0);
     run.cpu += CpuSeconds() - c0;
     run.seconds += s;
@@ -193,121 +170,6 @@ IngestRun IngestStore(const Options& o, const std::string& dir, const Workload& 
   return run;
 }
 
-struct Latency {
-  double p50 = 0, p99 = 0, mean = 0;
-};
-
-Latency Summarise(std::vector<double> us) {
-  Latency l;
-  if (us.empty()) return l;
-  std::sort(us.begin(), us.end());
-  auto rank = [&](double q) {  // nearest rank
-    const auto i = static_cast<std::size_t>(std::ceil(q * static_cast<double>(us.size())));
-    return us[std::min(us.size(), std::max<std::size_t>(i, 1)) - 1];
-  };
-  l.p50 = rank(0.50);
-  l.p99 = rank(0.99);
-  for (const double x : us) l.mean += x;
-  l.mean /= static_cast<double>(us.size());
-  return l;
-}
-
-struct SearchRow {
-  std::string name, filter;
-  double selectivity = 0;
-  std::size_t allowed = 0;
-  Latency lat, cpu;  // wall and thread-CPU time per search
-  std::size_t samples = 0;
-  std::size_t checked_hits = 0, violations = 0, short_results = 0;
-  std::map<std::string, int> plans;      // vector plan -> count (explain sample)
-  std::map<std::string, double> stages;  // mean microseconds per stage (explain sample)
-  std::string filter_mode;
-  std::size_t explain_allowed = 0;
-};
-
-SearchRequest Request(const BenchQuery& q, const FilterCase& f) {
-  SearchRequest r;
-  r.query = q.text;
-  r.vector = q.vector;
-  r.mode = SearchMode::kHybrid;
-  r.k = 10;
-  if (!f.filter.empty()) {
-    r.dialect = FilterDialect::kVectorFilter;
-    r.filter = f.filter;
-  }
-  return r;
-}
-
-SearchRow RunSearches(const Options& o, const Engine& engine, const Workload& w,
-                      const std::vector<BenchQuery>& queries, const FilterCase& f) {
-  SearchRow row;
-  row.name = f.name;
-  row.filter = f.filter.empty() ? "—" : f.filter;
-  std::unordered_map<std::string, std::size_t> index_of;
-  for (std::size_t i = 0; i < w.packages.size(); ++i) {
-    index_of[w.packages[i].id] = i;
-    if (f.passes(w.packages[i])) ++row.allowed;
-  }
-  row.selectivity = static_cast<double>(row.allowed) / static_cast<double>(w.packages.size());
-  const std::size_t want = std::min<std::size_t>(10, row.allowed);
-  // Warm-up pass, checking every hit against the filter.
-  for (const BenchQuery& q : queries) {
-    SearchResponse r = Must(engine.Search(kCollection, Request(q, f)), "search");
-    if (r.rejected) throw std::runtime_error("search rejected: " + r.rejected->message);
-    if (r.hits.size() < want) ++row.short_results;
-    for (const SearchHit& h : r.hits) {
-      ++row.checked_hits;
-      auto it = index_of.find(h.id);
-      if (it == index_of.end() || !f.passes(w.packages[it->second])) ++row.violations;
-    }
-  }
-  std::vector<double> us, cpu_us;
-  for (std::size_t pass = 0; pass < o.passes; ++pass) {
-    for (const BenchQuery& q : queries) {
-      const SearchRequest req = Request(q, f);
-      const auto t0 = Clock::now();
-      const double c0 = ThreadCpuSeconds();
-      SearchResponse r = Must(engine.Search(kCollection, req), "search");
-      cpu_us.push_back((ThreadCpuSeconds() - c0) * 1e6);
-      us.push_back(Seconds(t0) * 1e6);
-      if (r.hits.empty() && want > 0) ++row.short_results;
-    }
-  }
-  row.samples = us.size();
-  row.lat = Summarise(us);
-  row.cpu = Summarise(cpu_us);
-  // Explain on a sample: the plan and where the time goes.
-  const std::size_t n = std::min(o.explain, queries.size());
-  for (std::size_t i = 0; i < n; ++i) {
-    SearchRequest req = Request(queries[i], f);
-    req.explain = true;
-    SearchResponse r = Must(engine.Search(kCollection, req), "explain");
-    const nlohmann::json ex = nlohmann::json::parse(r.explain);
-    if (ex.contains("vector") && ex["vector"].is_object()) {
-      ++row.plans[ex["vector"].value("plan", "?")];
-      row.stages["vector retriever"] += ex["vector"].value("micros", 0.0) / static_cast<double>(n);
-    }
-    if (ex.contains("text") && ex["text"].is_object()) {
-      row.stages["text retriever"] += ex["text"].value("micros", 0.0) / static_cast<double>(n);
-    }
-    if (ex.contains("filter") && ex["filter"].is_object()) {
-      row.filter_mode = ex["filter"].value("mode", "?");
-      if (ex["filter"]["allowed"].is_number()) {
-        row.explain_allowed = ex["filter"]["allowed"].get<std::size_t>();
-      }
-    }
-    for (const auto& [stage, micros] : ex["timings_us"].items()) {
-      if (stage == "explain") continue;
-      row.stages[stage] += micros.get<double>() / static_cast<double>(n);
-    }
-  }
-  return row;
-}
-
-std::string Ms(double us) {
-  return fmt::format("{:.2f}", us / 1000.0);
-}
-
 void PrintIngest(const std::vector<IngestRun>& runs) {
   std::cout << "\n## Durable ingest (Upsert batches, fsync per batch)\n\n"
             << "| run | indexes | records | seconds | records/s | CPU s | records per CPU s | "
@@ -320,52 +182,6 @@ void PrintIngest(const std::vector<IngestRun>& runs) {
         Thousands(static_cast<double>(r.records) / r.seconds), r.cpu,
         Thousands(static_cast<double>(r.records) / r.cpu), Thousands(r.first_batch_rps),
         Thousands(r.last_batch_rps), static_cast<double>(r.bytes) / (1 << 20), r.load);
-  }
-}
-
-void PrintSearch(const std::vector<SearchRow>& rows, std::size_t queries) {
-  std::cout << fmt::format(
-      "\n## Hybrid search, k = 10 ({} queries x passes; latency of Engine::Search in ms)\n\n",
-      queries);
-  std::cout << "| filter | vector_filter | selectivity | p50 | p99 | mean | CPU p50 | CPU p99 | "
-               "samples | vector plan (explain sample) | hits checked / violating | short "
-               "results |\n"
-            << "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|\n";
-  for (const SearchRow& r : rows) {
-    std::string plans;
-    for (const auto& [plan, count] : r.plans) {
-      plans += fmt::format("{}{} x{}", plans.empty() ? "" : ", ", plan, count);
-    }
-    if (!r.filter_mode.empty()) plans += " (filter " + r.filter_mode + ")";
-    std::cout << fmt::format(
-        "| {} | `{}` | {:.2f} % ({}) | {} | {} | {} | {} | {} | {} | {} | {} / {} | {} |\n", r.name,
-        r.filter, 100 * r.selectivity, Thousands(static_cast<double>(r.allowed)), Ms(r.lat.p50),
-        Ms(r.lat.p99), Ms(r.lat.mean), Ms(r.cpu.p50), Ms(r.cpu.p99), r.samples, plans,
-        r.checked_hits, r.violations, r.short_results);
-  }
-  std::cout << "\n### Mean time per stage (µs, explain sample)\n\n| filter |";
-  // Pipeline order first (search.cc), then anything else explain reports.
-  std::vector<std::string> stages = {"validate",       "filter",           "retrieve",
-                                     "text retriever", "vector retriever", "fusion",
-                                     "signals",        "thresholds",       "total"};
-  for (const SearchRow& r : rows) {
-    for (const auto& [s, v] : r.stages) {
-      if (std::find(stages.begin(), stages.end(), s) == stages.end()) stages.push_back(s);
-    }
-  }
-  for (const std::string& s : stages) std::cout << " " << s << " |";
-  std::cout << "\n|---|";
-  for (std::size_t i = 0; i < stages.size(); ++i) std::cout << "---:|";
-  std::cout << "\n";
-  for (const SearchRow& r : rows) {
-    std::cout << "| " << r.name << " |";
-    for (const std::string& s : stages) {
-      auto it = r.stages.find(s);
-      std::cout << " "
-                << (it == r.stages.end() ? std::string("—") : fmt::format("{:.0f}", it->second))
-                << " |";
-    }
-    std::cout << "\n";
   }
 }
 
@@ -422,7 +238,7 @@ void Run(const Options& o) {
 
   auto t0 = Clock::now();
   double c0 = CpuSeconds();
-  Must(engine->Checkpoint(kCollection), "checkpoint");
+  Must(engine->Checkpoint(kDebianCollection), "checkpoint");
   const double checkpoint_s = Seconds(t0), checkpoint_cpu = CpuSeconds() - c0;
   t0 = Clock::now();
   c0 = CpuSeconds();
@@ -434,7 +250,7 @@ void Run(const Options& o) {
   c0 = CpuSeconds();
   engine = Must(Engine::Open(dir, eo), "reopen");
   const double reopen_s = Seconds(t0), reopen_cpu = CpuSeconds() - c0;
-  const CollectionInfo info = Must(engine->DescribeCollection(kCollection), "describe");
+  const CollectionInfo info = Must(engine->DescribeCollection(kDebianCollection), "describe");
   std::cout
       << "\n## Checkpoint and reopen\n\n| step | seconds | CPU s | note |\n"
       << "|---|---:|---:|---|\n"
@@ -457,7 +273,7 @@ void Run(const Options& o) {
   std::vector<SearchRow> rows;
   for (const FilterCase& f : Filters()) {
     std::cerr << "  searching, filter " << f.name << "\n";
-    rows.push_back(RunSearches(o, *engine, w, queries, f));
+    rows.push_back(RunSearches(*engine, w, queries, f, o.passes, o.explain));
   }
   PrintSearch(rows, queries.size());
   std::cout << "\nload average after search: " << LoadAvg() << "\n";
@@ -467,8 +283,8 @@ void Run(const Options& o) {
     {
       std::unique_ptr<storage::Store> store = Must(storage::OpenSqliteStore(dir), "open store");
       const std::uint64_t seq = Must(store->LastSequence(), "sequence");
-      Must(store->PutSnapshot(kCollection, "text", {seq, "spoilt"}), "spoil");
-      Must(store->PutSnapshot(kCollection, "vector", {seq, "spoilt"}), "spoil");
+      Must(store->PutSnapshot(kDebianCollection, "text", {seq, "spoilt"}), "spoil");
+      Must(store->PutSnapshot(kDebianCollection, "vector", {seq, "spoilt"}), "spoil");
     }
     t0 = Clock::now();
     c0 = CpuSeconds();

@@ -34,7 +34,9 @@ Workload LoadWorkload(const std::string& packages_path, const std::string& vecto
 // "installed_size_kib"} plus "vector" when `with_vector`.
 std::string RecordJson(const Workload& w, std::size_t i, bool with_vector);
 
-// The collection schema of the metadata fields above.
+// The collection the benchmarks write the packages to, and its schema (the
+// metadata fields above).
+inline constexpr const char* kDebianCollection = "debian";
 constexpr const char* kDebianSchema = R"({"fields":[
   {"name":"section","type":"string","optional":true},
   {"name":"tags","type":"set<string>","optional":true},

@@ -28,10 +28,6 @@
 //       [--checkpoint-interval-ms N] [--threads N] [--keep-killed]
 //   recovery_benchmark --reopen STORE_DIR   (times Engine::Open alone and
 //       exits without closing, so the store stays as it was: for profiling)
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -52,166 +48,24 @@
 #include <vector>
 
 #include <fmt/core.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "common/cli.h"
 #include "common/format.h"
 #include "common/measure.h"
-#include "engram/engine.h"
 #include "common/memories.h"
+#include "common/must.h"
+#include "engram/engine.h"
 #include "storage/store.h"
+#include "store_build.h"
 
 namespace engram::bench {
 namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-constexpr const char* kCollection = "memories";
-constexpr std::size_t kIngestBatch = 5000;
-
-struct Options {
-  std::string work = std::string(ENGRAM_BENCH_BUILD_DIR) + "/recovery-bench";
-  std::uint64_t records = 1000000;
-  std::size_t dim = 0;
-  std::uint64_t seed = 42;
-  std::size_t batch = 1000;
-  double new_share = 1.0;
-  int checkpoints = 5;
-  int kills = 10;
-  double kill_min = 5, kill_max = 60;
-  std::uint64_t checkpoint_records = Engine::Options{}.checkpoint_records;
-  std::uint64_t checkpoint_interval_ms = Engine::Options{}.checkpoint_interval_ms;
-  std::size_t threads = 2;
-  bool keep_killed = false;  // copy each killed store to WORK/killed-K (for profiling)
-  std::string reopen;        // non-empty: only time Engine::Open of this store
-};
-
-double Since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-void Check(const Status& s, const std::string& what) {
-  if (!s.ok()) throw std::runtime_error(what + ": " + s.message());
-}
-
-template <typename T>
-T Check(StatusOr<T> s, const std::string& what) {
-  Check(s.status(), what);
-  return std::move(s).value();
-}
-
-// An engine on the store; background checkpoints only when `background`.
-std::unique_ptr<Engine> OpenStore(const std::string& dir, const Options& o, bool background) {
-  Engine::Options e;
-  e.threads = o.threads;
-  e.checkpoint_records = background ? o.checkpoint_records : std::numeric_limits<uint64_t>::max();
-  e.checkpoint_interval_ms = background ? o.checkpoint_interval_ms : 0;
-  return Check(Engine::Open(dir, e), "open " + dir);
-}
-
-Status Upsert(Engine& e, const std::vector<std::string>& records) {
-  std::vector<std::string_view> views(records.begin(), records.end());
-  StatusOr<WriteResult> r = e.Upsert(kCollection, views);
-  if (!r.ok()) return r.status();
-  if (r->rejected) return Status::InvalidArgument("rejected: " + r->rejected->message);
-  return Status::Ok();
-}
-
-// With vectors: waits until the background has linked the staged vectors
-// into the graph, so that the checkpoint stores a graph. Staged vectors are
-// scanned exactly beside the graph, so a vector search's distance count
-// (explain) falls to a graph walk's once they are linked. Returns seconds.
-double WaitForGraph(Engine& e, std::size_t dim) {
-  const auto start = Clock::now();
-  SearchRequest q;
-  q.vector = std::vector<float>(dim, 0.1f);
-  q.mode = SearchMode::kVector;
-  q.explain = true;
-  for (;;) {
-    const SearchResponse r = Check(e.Search(kCollection, q), "search");
-    const std::size_t at = r.explain.find("\"distances\":");
-    const std::uint64_t distances =
-        at == std::string::npos ? 0 : std::strtoull(r.explain.c_str() + at + 12, nullptr, 10);
-    std::cerr << "linking: a search computes " << distances << " distances\n";
-    if (distances < 50000) return Since(start);
-    std::this_thread::sleep_for(std::chrono::seconds(10));
-  }
-}
-
-void Build(const Options& o, const Memories& m, const std::string& dir) {
-  if (fs::exists(dir + "/built")) {
-    std::cerr << "reusing the store in " << dir << "\n";
-    return;
-  }
-  fs::remove_all(dir);
-  auto e = OpenStore(dir, o, false);
-  Checked<SchemaRef> schema = SchemaRef::Parse(kMemorySchema);
-  if (!schema.ok()) throw std::runtime_error("schema: " + schema.diagnostic().message);
-  CollectionSpec spec{kCollection, schema.value(), {{"text", 1.0}}, o.dim, "cosine", "en", ""};
-  Check(e->CreateCollection(spec), "create");
-  const auto start = Clock::now();
-  const double cpu = CpuSeconds();
-  for (std::uint64_t i = 0; i < o.records; i += kIngestBatch) {
-    std::vector<std::string> batch;
-    for (std::uint64_t j = i; j < std::min(o.records, i + kIngestBatch); ++j) {
-      batch.push_back(m.Record(j, 0));
-    }
-    Check(Upsert(*e, batch), "ingest");
-    if ((i / kIngestBatch) % 20 == 0) std::cerr << "ingested " << i << "\n";
-  }
-  const double ingest = Since(start);
-  const double link = o.dim > 0 ? WaitForGraph(*e, o.dim) : 0;
-  const auto checkpoint_start = Clock::now();
-  Check(e->Checkpoint(kCollection), "checkpoint");
-  const double checkpoint = Since(checkpoint_start);
-  e.reset();
-  std::cout << fmt::format(
-      "## Build\n\n{} records (dim {}) ingested in {:.1f} s ({} records/s), vectors linked "
-      "{:.1f} s later, checkpoint {:.1f} s ({:.1f} CPU s in all); store {:.0f} MiB; load {}\n\n",
-      Thousands(static_cast<double>(o.records)), o.dim, ingest,
-      Thousands(static_cast<double>(o.records) / ingest), link, checkpoint, CpuSeconds() - cpu,
-      static_cast<double>(DirBytes(dir)) / (1 << 20), LoadAvg());
-  std::ofstream(dir + "/built") << o.records << "\n";
-}
-
-// The write load: batches of `o.batch` records, a share new (ids from
-// `next_new` up), the rest replacing random existing ones. The next batch is
-// made on another thread while the caller writes this one, so a writer
-// taking batches back to back never pauses (the worst case for checkpoints,
-// which wait for a pause until they are overdue).
-class Load {
- public:
-  Load(const Options& o, const Memories& m, std::uint64_t next_new, std::uint64_t seed)
-      : o_(o), m_(m), next_new_(next_new), rng_(seed), version_(seed % 1000000 + 1) {}
-  ~Load() {
-    if (next_.valid()) next_.wait();
-  }
-  std::vector<std::string> Next() {
-    if (!next_.valid()) next_ = std::async(std::launch::async, [this] { return Make(); });
-    std::vector<std::string> batch = next_.get();
-    next_ = std::async(std::launch::async, [this] { return Make(); });
-    return batch;
-  }
-
- private:
-  std::vector<std::string> Make() {
-    std::vector<std::string> batch;
-    std::bernoulli_distribution fresh(o_.new_share);
-    for (std::size_t k = 0; k < o_.batch; ++k) {
-      const std::uint64_t i = fresh(rng_) ? next_new_++ : rng_() % next_new_;
-      batch.push_back(m_.Record(i, version_));
-    }
-    ++version_;
-    return batch;
-  }
-
-  const Options& o_;
-  const Memories& m_;
-  std::uint64_t next_new_;
-  std::mt19937_64 rng_;
-  std::uint64_t version_;
-  std::future<std::vector<std::string>> next_;
-};
 
 // A copy of the built store in WORK/run, for a phase that writes: every
 // phase starts from the same --records.
@@ -248,7 +102,7 @@ void Reopen(const Options& o, const std::string& dir, const std::string& what, b
 
 void CheckpointsUnderLoad(const Options& o, const Memories& m, const std::string& built) {
   auto e = OpenStore(Copy(o, built), o, false);
-  const std::uint64_t records = Check(e->DescribeCollection(kCollection), "describe").records;
+  const std::uint64_t records = Must(e->DescribeCollection(kCollection), "describe").records;
   struct Batch {
     double start, end;  // seconds since t0
   };
@@ -259,17 +113,17 @@ void CheckpointsUnderLoad(const Options& o, const Memories& m, const std::string
     Load load(o, m, records, o.seed + 1);
     while (!stop.load()) {
       std::vector<std::string> batch = load.Next();
-      const double start = Since(t0);
-      Check(Upsert(*e, batch), "upsert");
-      batches.push_back({start, Since(t0)});
+      const double start = SecondsSince(t0);
+      Must(Upsert(*e, batch), "upsert");
+      batches.push_back({start, SecondsSince(t0)});
     }
   });
   std::vector<std::pair<double, double>> checkpoints;  // start, end
   for (int c = 0; c < o.checkpoints; ++c) {
     std::this_thread::sleep_for(std::chrono::seconds(3));
-    const double start = Since(t0);
-    Check(e->Checkpoint(kCollection), "checkpoint");
-    checkpoints.push_back({start, Since(t0)});
+    const double start = SecondsSince(t0);
+    Must(e->Checkpoint(kCollection), "checkpoint");
+    checkpoints.push_back({start, SecondsSince(t0)});
     std::cerr << "checkpoint " << c << ": " << checkpoints.back().second - start << " s\n";
   }
   std::this_thread::sleep_for(std::chrono::seconds(3));
@@ -305,9 +159,9 @@ void CheckpointsUnderLoad(const Options& o, const Memories& m, const std::string
     auto e = OpenStore(dir, o, true);
     const std::string line = fmt::format("open {:.3f}\n", e->recovery().seconds);
     if (write(fd, line.data(), line.size()) < 0) _exit(4);
-    const std::uint64_t records = Check(e->DescribeCollection(kCollection), "describe").records;
+    const std::uint64_t records = Must(e->DescribeCollection(kCollection), "describe").records;
     Load load(o, m, records, seed);
-    for (;;) Check(Upsert(*e, load.Next()), "upsert");
+    for (;;) Must(Upsert(*e, load.Next()), "upsert");
   } catch (const std::exception& error) {
     std::cerr << "writer: " << error.what() << "\n";
   }
@@ -317,20 +171,20 @@ void CheckpointsUnderLoad(const Options& o, const Memories& m, const std::string
 // Records in the store newer than the older of its snapshots: what the last
 // checkpoint did not cover.
 std::uint64_t SinceCheckpoint(const std::string& dir) {
-  auto store = Check(storage::OpenSqliteStore(dir), "open the store");
+  auto store = Must(storage::OpenSqliteStore(dir), "open the store");
   std::uint64_t seq = std::numeric_limits<std::uint64_t>::max();
   for (const char* name : {"text", "vector"}) {
-    auto s = Check(store->GetSnapshot(kCollection, name), "snapshot");
+    auto s = Must(store->GetSnapshot(kCollection, name), "snapshot");
     if (s) seq = std::min(seq, s->seq);
   }
   if (seq == std::numeric_limits<std::uint64_t>::max()) seq = 0;
   std::uint64_t n = 0;
-  Check(store->ScanRecords(kCollection, std::numeric_limits<std::uint64_t>::max(),
-                           [&](const storage::RecordRow& r) {
-                             n += r.seq > seq;
-                             return Status::Ok();
-                           }),
-        "scan");
+  Must(store->ScanRecords(kCollection, std::numeric_limits<std::uint64_t>::max(),
+                          [&](const storage::RecordRow& r) {
+                            n += r.seq > seq;
+                            return Status::Ok();
+                          }),
+       "scan");
   return n;
 }
 
@@ -383,12 +237,11 @@ void Kills(const Options& o, const Memories& m, const std::string& built) {
     const Engine::RecoveryReport r = e->recovery();
     const std::uint64_t since = SinceCheckpoint(dir);
     reopen.push_back(r.seconds);
-    std::cout << fmt::format("| {} | {:.1f} | {:.2f} | {} | {} | {} | {} | {:.2f} | {:.2f} | {} |\n",
-                             k + 1, after, child_open,
-                             Thousands(static_cast<double>(r.records - o.records)),
-                             Thousands(static_cast<double>(since)),
-                             Thousands(static_cast<double>(r.replayed)), r.rebuilt, r.seconds,
-                             cpu_used, LoadAvg());
+    std::cout << fmt::format(
+        "| {} | {:.1f} | {:.2f} | {} | {} | {} | {} | {:.2f} | {:.2f} | {} |\n", k + 1, after,
+        child_open, Thousands(static_cast<double>(r.records - o.records)),
+        Thousands(static_cast<double>(since)), Thousands(static_cast<double>(r.replayed)),
+        r.rebuilt, r.seconds, cpu_used, LoadAvg());
     std::cout.flush();
     e.reset();
     fs::remove_all(dir);
@@ -399,8 +252,7 @@ void Kills(const Options& o, const Memories& m, const std::string& built) {
 
 void Run(const Options& o) {
   const Memories m(o.seed, o.dim);
-  const std::string dir =
-      fmt::format("{}/store-{}-{}-{}", o.work, o.records, o.dim, o.seed);
+  const std::string dir = fmt::format("{}/store-{}-{}-{}", o.work, o.records, o.dim, o.seed);
   fs::create_directories(o.work);
   Build(o, m, dir);
   std::cout << "## Clean reopen\n\n";
@@ -417,22 +269,38 @@ int main(int argc, char** argv) {
   return RunGuarded("recovery_benchmark", [&] {
     Options o;
     for (ArgReader args(argc, argv); args.Next();) {
-      if (args.Is("--work")) o.work = args.Value();
-      else if (args.Is("--records")) o.records = std::stoull(args.Value());
-      else if (args.Is("--dim")) o.dim = std::stoul(args.Value());
-      else if (args.Is("--seed")) o.seed = std::stoull(args.Value());
-      else if (args.Is("--batch")) o.batch = std::stoul(args.Value());
-      else if (args.Is("--new-share")) o.new_share = std::stod(args.Value());
-      else if (args.Is("--checkpoints")) o.checkpoints = std::stoi(args.Value());
-      else if (args.Is("--kills")) o.kills = std::stoi(args.Value());
-      else if (args.Is("--kill-min")) o.kill_min = std::stod(args.Value());
-      else if (args.Is("--kill-max")) o.kill_max = std::stod(args.Value());
-      else if (args.Is("--checkpoint-records")) o.checkpoint_records = std::stoull(args.Value());
-      else if (args.Is("--checkpoint-interval-ms")) o.checkpoint_interval_ms = std::stoull(args.Value());
-      else if (args.Is("--threads")) o.threads = std::stoul(args.Value());
-      else if (args.Is("--keep-killed")) o.keep_killed = true;
-      else if (args.Is("--reopen")) o.reopen = args.Value();
-      else args.Unknown("see the usage in bench/recovery/recovery_benchmark.cc");
+      if (args.Is("--work"))
+        o.work = args.Value();
+      else if (args.Is("--records"))
+        o.records = std::stoull(args.Value());
+      else if (args.Is("--dim"))
+        o.dim = std::stoul(args.Value());
+      else if (args.Is("--seed"))
+        o.seed = std::stoull(args.Value());
+      else if (args.Is("--batch"))
+        o.batch = std::stoul(args.Value());
+      else if (args.Is("--new-share"))
+        o.new_share = std::stod(args.Value());
+      else if (args.Is("--checkpoints"))
+        o.checkpoints = std::stoi(args.Value());
+      else if (args.Is("--kills"))
+        o.kills = std::stoi(args.Value());
+      else if (args.Is("--kill-min"))
+        o.kill_min = std::stod(args.Value());
+      else if (args.Is("--kill-max"))
+        o.kill_max = std::stod(args.Value());
+      else if (args.Is("--checkpoint-records"))
+        o.checkpoint_records = std::stoull(args.Value());
+      else if (args.Is("--checkpoint-interval-ms"))
+        o.checkpoint_interval_ms = std::stoull(args.Value());
+      else if (args.Is("--threads"))
+        o.threads = std::stoul(args.Value());
+      else if (args.Is("--keep-killed"))
+        o.keep_killed = true;
+      else if (args.Is("--reopen"))
+        o.reopen = args.Value();
+      else
+        args.Unknown("see the usage in bench/recovery/recovery_benchmark.cc");
     }
     if (o.records == 0 || o.batch == 0 || o.kill_max < o.kill_min) {
       throw std::runtime_error("--records and --batch must be positive, --kill-max >= --kill-min");

@@ -42,6 +42,7 @@
 
 #include "common/cli.h"
 #include "common/format.h"
+#include "common/must.h"
 #include "engine/workload.h"
 #include "engram/engine.h"
 #include "server/requests.h"
@@ -53,16 +54,6 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* kCollection = "debian";
-
-template <typename T>
-T Must(StatusOr<T> s, const std::string& what) {
-  if (!s.ok()) throw std::runtime_error(what + ": " + s.status().message());
-  return std::move(s).value();
-}
-
-void Must(const Status& s, const std::string& what) {
-  if (!s.ok()) throw std::runtime_error(what + ": " + s.message());
-}
 
 double Seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
