@@ -25,6 +25,17 @@ inline const std::string kStatelessMeta =
     R"({"io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
     R"("io.modelcontextprotocol/clientCapabilities":{}})";
 
+// A JSON-RPC error reply's code.
+inline int ErrorCode(const Json& reply) {
+  return reply.at("error").at("code").get<int>();
+}
+
+// A request of the stateless revision (2026-07-28), its _meta given.
+inline Json Stateless(const std::string& method, Json params = Json::object()) {
+  params["_meta"] = Json::parse(kStatelessMeta);
+  return Json{{"jsonrpc", "2.0"}, {"id", "s1"}, {"method", method}, {"params", params}};
+}
+
 class McpTest : public ::testing::Test {
  protected:
   void SetUp() override {
