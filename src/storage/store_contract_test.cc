@@ -14,7 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "storage/store.h"
-#include "storage/store_contract_fixture.h"
+#include "storage/test_store_contract.h"
 #include "storage/testing/test_dir.h"
 #include "tests/support/store_places.h"
 

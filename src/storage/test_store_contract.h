@@ -2,8 +2,8 @@
 // store_contract_read_test.cc): one test per store kind (the embedded SQLite
 // store, the PostgreSQL store on a private server started by the test:
 // tests/support/store_places.h), and the records a scan returns.
-#ifndef ENGRAM_STORAGE_STORE_CONTRACT_FIXTURE_H_
-#define ENGRAM_STORAGE_STORE_CONTRACT_FIXTURE_H_
+#ifndef ENGRAM_STORAGE_TEST_STORE_CONTRACT_H_
+#define ENGRAM_STORAGE_TEST_STORE_CONTRACT_H_
 
 #include <cstdint>
 #include <memory>
@@ -66,4 +66,4 @@ inline std::vector<std::string> Ids(const std::vector<Row>& rows) {
 
 }  // namespace engram::storage::contract
 
-#endif  // ENGRAM_STORAGE_STORE_CONTRACT_FIXTURE_H_
+#endif  // ENGRAM_STORAGE_TEST_STORE_CONTRACT_H_
