@@ -22,6 +22,7 @@
 #include "server/http/auth.h"
 #include "server/http/server.h"
 #include "server/mcp/mcp_server.h"
+#include "tests/integration/loopback_server.h"
 
 namespace engram::server::http {
 namespace {
@@ -56,17 +57,9 @@ struct Gate {
   }
 };
 
-class ServerBoundsTest : public ::testing::Test {
+class ServerBoundsTest : public LoopbackServerTest {
  protected:
   void Start(ApiOptions options, bool with_keys = false) {
-    dir_ = fs::temp_directory_path() /
-           ("engram-bounds-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    StatusOr<std::unique_ptr<Engine>> engine = Engine::Open(dir_.string());
-    ASSERT_TRUE(engine.ok()) << engine.status().ToString();
-    engine_ = std::move(*engine);
-    mcp_ = std::make_unique<mcp::McpServer>(engine_.get(), mcp::McpOptions{});
     KeyRing keys;
     if (with_keys) {
       StatusOr<KeyRing> parsed = KeyRing::Parse(
@@ -77,12 +70,7 @@ class ServerBoundsTest : public ::testing::Test {
       ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
       keys = *parsed;
     }
-    api_ = std::make_unique<Api>(engine_.get(), mcp_.get(), keys, std::move(options));
-    server_ = std::make_unique<Server>(api_.get(), server_options_);
-    StatusOr<int> port = server_->Bind("127.0.0.1", 0);
-    ASSERT_TRUE(port.ok()) << port.status().ToString();
-    port_ = *port;
-    server_->Start();
+    StartServer("engram-bounds-", std::move(keys), std::move(options), server_options_);
     // The notes collection with a few records of agent alice.
     StatusOr<SchemaRef> schema = SchemaRef::Load("preset:notes");
     ASSERT_TRUE(schema.ok());
@@ -107,15 +95,6 @@ class ServerBoundsTest : public ::testing::Test {
     std::vector<std::string_view> views(records.begin(), records.end());
     StatusOr<WriteResult> w = engine_->Upsert("notes", views);
     ASSERT_TRUE(w.ok() && !w->rejected);
-  }
-
-  void TearDown() override {
-    if (server_) server_->Stop();
-    server_.reset();
-    api_.reset();
-    mcp_.reset();
-    engine_.reset();
-    if (!dir_.empty()) fs::remove_all(dir_);
   }
 
   struct Reply {
@@ -167,13 +146,7 @@ class ServerBoundsTest : public ::testing::Test {
     return held.get();
   }
 
-  fs::path dir_;
   ServerOptions server_options_;
-  std::unique_ptr<Engine> engine_;
-  std::unique_ptr<mcp::McpServer> mcp_;
-  std::unique_ptr<Api> api_;
-  std::unique_ptr<Server> server_;
-  int port_ = 0;
 };
 
 // A request held past its deadline gets 503 deadline_exceeded, and its slot

@@ -6,19 +6,14 @@
 #define ENGRAM_TESTS_INTEGRATION_SERVER_HTTP_FIXTURE_H_
 
 #include <filesystem>
-#include <memory>
 #include <string>
+#include <utility>
 
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <nlohmann/json.hpp>
-#include <unistd.h>
 
-#include "engram/engine.h"
-#include "server/http/api.h"
-#include "server/http/auth.h"
-#include "server/http/server.h"
-#include "server/mcp/mcp_server.h"
+#include "tests/integration/loopback_server.h"
 
 namespace engram::server::http {
 
@@ -47,39 +42,18 @@ inline json Note(const std::string& id, const std::string& agent, const std::str
           {"confidence", 0.9}, {"updated_at", "2024-05-01T10:00:00Z"}};
 }
 
-// A store, the Api and a Server on 127.0.0.1:0, torn down in order.
-class ServerHttpTest : public ::testing::Test {
+// A store, the Api and a Server on 127.0.0.1:0 (loopback_server.h), with
+// the four callers' keys or none.
+class ServerHttpTest : public LoopbackServerTest {
  protected:
   void Start(bool with_keys, ApiOptions options = {}, ServerOptions server_options = {}) {
-    dir_ = fs::temp_directory_path() /
-           ("engram-http-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    StatusOr<std::unique_ptr<Engine>> engine = Engine::Open(dir_.string());
-    ASSERT_TRUE(engine.ok()) << engine.status().ToString();
-    engine_ = std::move(*engine);
-    mcp_ = std::make_unique<mcp::McpServer>(engine_.get(), mcp::McpOptions{});
     KeyRing keys;
     if (with_keys) {
       StatusOr<KeyRing> parsed = KeyRing::Parse(KeysJson());
       ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
       keys = *parsed;
     }
-    api_ = std::make_unique<Api>(engine_.get(), mcp_.get(), keys, std::move(options));
-    server_ = std::make_unique<Server>(api_.get(), server_options);
-    StatusOr<int> port = server_->Bind("127.0.0.1", 0);
-    ASSERT_TRUE(port.ok()) << port.status().ToString();
-    port_ = *port;
-    server_->Start();
-  }
-
-  void TearDown() override {
-    if (server_) server_->Stop();
-    server_.reset();
-    api_.reset();
-    mcp_.reset();
-    engine_.reset();
-    if (!dir_.empty()) fs::remove_all(dir_);
+    StartServer("engram-http-", std::move(keys), std::move(options), server_options);
   }
 
   httplib::Client Client(const std::string& key = "") {
@@ -141,13 +115,6 @@ class ServerHttpTest : public ::testing::Test {
       EXPECT_EQ(r.body.value("path", ""), path) << r.body.dump();
     }
   }
-
-  fs::path dir_;
-  std::unique_ptr<Engine> engine_;
-  std::unique_ptr<mcp::McpServer> mcp_;
-  std::unique_ptr<Api> api_;
-  std::unique_ptr<Server> server_;
-  int port_ = 0;
 };
 
 }  // namespace engram::server::http

@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/testing/read_paths.h"
 #include "engine/testing/test_clock.h"
 #include "engram/engine.h"
 
@@ -23,7 +24,6 @@ namespace engram::testing {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::system_clock;
-using Ids = std::set<std::string>;
 using std::chrono::microseconds;
 
 inline const Clock::time_point kT1 = std::chrono::sys_days{std::chrono::year(2026) / 5 / 1};
@@ -110,24 +110,12 @@ class SupersedeTest : public ::testing::Test {
     search.k = 100;
     SearchRequest listing = search;
     listing.query.reset();
-    for (const SearchRequest& r : {search, listing}) {
-      StatusOr<SearchResponse> s = engine_->Search("notes", r);
-      EXPECT_TRUE(s.ok() && !s->rejected) << (s.ok() ? s->rejected->message : "");
-      Ids ids;
-      for (const SearchHit& h : s->hits) ids.insert(h.id);
-      seen.push_back(ids);
-    }
+    for (const SearchRequest& r : {search, listing})
+      seen.push_back(SearchedIds(*engine_, "notes", r));
     ListRequest list;
     list.selection = RecordSelection{scope, std::nullopt, "", as_of};
     list.page_size = 1;
-    Ids listed;
-    do {
-      StatusOr<ListResponse> page = engine_->List("notes", list);
-      EXPECT_TRUE(page.ok() && !page->rejected);
-      for (const ListedRecord& r : page->records) listed.insert(r.id);
-      list.page_token = page->next_page_token;
-    } while (!list.page_token.empty());
-    seen.push_back(listed);
+    seen.push_back(ListedIds(*engine_, "notes", list));
     Ids got;
     for (const char* id : {"a", "b", "c", "n", "m", "x", "y", "z"}) {
       GetRequest get;
@@ -143,17 +131,7 @@ class SupersedeTest : public ::testing::Test {
     }
     seen.push_back(got);
     for (std::size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i], seen[0]) << "read path " << i;
-    StatusOr<CountResponse> count = engine_->Count("notes", list.selection);
-    EXPECT_TRUE(count.ok() && !count->rejected);
-    EXPECT_EQ(count->count, seen[0].size());
-    FacetRequest facets;
-    facets.selection = list.selection;
-    facets.field = "agent_id";
-    StatusOr<FacetResponse> f = engine_->Facets("notes", facets);
-    EXPECT_TRUE(f.ok() && !f->rejected);
-    std::uint64_t faceted = 0;
-    for (const FacetValue& v : f->values) faceted += v.count;
-    EXPECT_EQ(faceted, seen[0].size());
+    ExpectCounted(*engine_, "notes", list.selection, seen[0].size());
     if (as_of.empty()) {
       EXPECT_EQ(engine_->DescribeCollection("notes", scope)->records, seen[0].size());
     }
