@@ -326,6 +326,14 @@ std::string_view TypeName(const Value& v) {
   }
 }
 
+std::uint64_t GetCount(const Value& v) {
+  if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0)) {
+    throw Value::type_error::create(
+        302, "type must be a non-negative integer, but is " + std::string(TypeName(v)), &v);
+  }
+  return v.get<std::uint64_t>();
+}
+
 std::string Dump(const Value& v) {
   return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

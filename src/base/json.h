@@ -13,6 +13,7 @@
 #define ENGRAM_BASE_JSON_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -74,6 +75,12 @@ std::string_view TypeName(const Value& v);
 
 // Compact serialisation, UTF-8 kept as is.
 std::string Dump(const Value& v);
+
+// The non-negative integer `v` holds (a count or size read back from what
+// engram stored). Anything else throws Value::type_error, as get<>() does
+// for a wrong type: get<std::size_t>() of a float or a negative number
+// would convert it out of range (undefined behaviour).
+std::uint64_t GetCount(const Value& v);
 
 }  // namespace engram::json
 

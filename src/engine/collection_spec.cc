@@ -240,14 +240,14 @@ StatusOr<CollectionSpec> SpecFromJson(std::string_view config) {
   if (!read.ok() || !read.value.is_object()) return corrupt("not a JSON object");
   const json::Value& doc = read.value;
   try {
-    if (doc.at("version").get<int>() != 1) return corrupt("unknown version");
+    if (json::GetCount(doc.at("version")) != 1) return corrupt("unknown version");
     Checked<SchemaRef> schema = SchemaRef::Parse(json::Dump(doc.at("schema")));
     if (!schema.ok()) return corrupt(schema.diagnostic().message);
     CollectionSpec spec{doc.at("name").get<std::string>(), schema.value(), {}, 0, "", "", ""};
     for (const json::Value& f : doc.at("text")) {
       spec.text.push_back({f.at("name").get<std::string>(), f.at("weight").get<double>()});
     }
-    spec.vector_dim = doc.at("vector_dim").get<std::size_t>();
+    spec.vector_dim = json::GetCount(doc.at("vector_dim"));
     spec.metric = doc.at("metric").get<std::string>();
     spec.language = doc.at("language").get<std::string>();
     spec.time_field = doc.at("time_field").get<std::string>();
@@ -273,7 +273,7 @@ StatusOr<CollectionSpec> SpecFromJson(std::string_view config) {
     }
     if (auto it = doc.find("graph_fields"); it != doc.end()) {
       for (const json::Value& f : *it) spec.graph_fields.push_back(f.get<std::string>());
-      spec.graph_min_records = doc.at("graph_min_records").get<std::size_t>();
+      spec.graph_min_records = json::GetCount(doc.at("graph_min_records"));
     }
     if (auto it = doc.find("boost"); it != doc.end()) {
       StatusOr<BoostSpec> boost = ParseBoost(it->get<std::string>());
@@ -284,7 +284,7 @@ StatusOr<CollectionSpec> SpecFromJson(std::string_view config) {
       const json::Value& e = doc.at("embedder");
       spec.embedder = e.at("spec").get<std::string>();
       spec.embedder_identity = {e.at("kind").get<std::string>(), e.at("model").get<std::string>(),
-                                e.at("dimension").get<std::size_t>(),
+                                json::GetCount(e.at("dimension")),
                                 e.at("fingerprint").get<std::string>()};
     }
     if (doc.contains("fusion")) {

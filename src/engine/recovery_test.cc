@@ -346,5 +346,35 @@ TEST_F(EngineTest, ReopenChecksRecordsOnSeveralThreads) {
   EXPECT_EQ(damaged.status().code(), StatusCode::kCorruption);
   EXPECT_EQ(damaged.status().message(), "collection 'lore': stored record is not a JSON object");
 }
+
+// A damaged retrieve configuration (its top_k a float, negative, zero or
+// past the largest k) fails the open with Corruption, never a conversion out
+// of range; the intact one opens.
+TEST_F(EngineTest, ReopenRefusesADamagedRetrieveConfiguration) {
+  {
+    auto e = Open();
+    ASSERT_TRUE(e->CreateCollection(Spec()).ok());
+    RetrieveSpec retrieve{"all", "lore", FilterDialect::kRetrieve, "", 10, 0, SearchMode::kText};
+    ASSERT_TRUE(e->PutRetrieve(retrieve).ok());
+  }
+  for (const char* top_k : {"10", "1e30", "-1", "0", "1000000"}) {
+    {
+      StatusOr<std::unique_ptr<storage::Store>> store = storage::OpenSqliteStore(dir_.string());
+      ASSERT_TRUE(store.ok());
+      const std::string doc = std::string(R"([{"name":"all","dialect":"retrieve","filter":"",)") +
+                              R"("top_k":)" + top_k + R"(,"threshold":0,"mode":"text"}])";
+      ASSERT_TRUE((*store)->PutSnapshot("lore", "retrieves", {0, doc}).ok());
+    }
+    StatusOr<std::unique_ptr<Engine>> e = Engine::Open(dir_.string());
+    if (std::string(top_k) == "10") {
+      EXPECT_TRUE(e.ok()) << e.status().message();
+      continue;
+    }
+    ASSERT_FALSE(e.ok()) << top_k;
+    EXPECT_EQ(e.status().code(), StatusCode::kCorruption) << top_k;
+    EXPECT_NE(e.status().message().find("retrieve configurations"), std::string::npos)
+        << e.status().message();
+  }
+}
 }  // namespace
 }  // namespace engram

@@ -30,6 +30,19 @@ Checked<std::shared_ptr<const filter::CompiledFilter>> CompileOrClear(FilterDial
   return std::make_shared<const filter::CompiledFilter>(std::move(compiled).value());
 }
 
+// What a retrieve configuration must be when put, and when read back from
+// the store (a damaged one is Corruption there).
+Status CheckRetrieve(const RetrieveSpec& spec) {
+  if (spec.name.empty() || spec.name.size() > 128) {
+    return Status::InvalidArgument("retrieve name must be 1-128 bytes");
+  }
+  if (spec.top_k == 0 || spec.top_k > search::kMaxK) {
+    return Status::InvalidArgument("top_k must be in [1, " + std::to_string(search::kMaxK) + "]");
+  }
+  if (!(spec.threshold >= 0)) return Status::InvalidArgument("threshold must be >= 0");
+  return Status::Ok();
+}
+
 json::Value SpecJson(const RetrieveSpec& spec) {
   return {{"name", spec.name},
           {"dialect", FilterDialectName(spec.dialect)},
@@ -83,8 +96,9 @@ Status Engine::Impl::LoadRetrieves(const engine::Collection& c) {
       spec.dialect = *dialect;
       spec.mode = *mode;
       spec.filter = doc.at("filter").get<std::string>();
-      spec.top_k = doc.at("top_k").get<std::size_t>();
+      spec.top_k = json::GetCount(doc.at("top_k"));
       spec.threshold = doc.at("threshold").get<double>();
+      if (Status checked = CheckRetrieve(spec); !checked.ok()) return corrupt(checked.message());
       Checked<std::shared_ptr<const filter::CompiledFilter>> compiled =
           CompileOrClear(spec.dialect, spec.filter, c);
       if (!compiled.ok()) return corrupt(compiled.diagnostic().message);
@@ -98,13 +112,7 @@ Status Engine::Impl::LoadRetrieves(const engine::Collection& c) {
 }
 
 StatusOr<std::optional<Diagnostic>> Engine::PutRetrieve(const RetrieveSpec& spec) {
-  if (spec.name.empty() || spec.name.size() > 128) {
-    return Status::InvalidArgument("retrieve name must be 1-128 bytes");
-  }
-  if (spec.top_k == 0 || spec.top_k > search::kMaxK) {
-    return Status::InvalidArgument("top_k must be in [1, " + std::to_string(search::kMaxK) + "]");
-  }
-  if (!(spec.threshold >= 0)) return Status::InvalidArgument("threshold must be >= 0");
+  RETURN_IF_ERROR(CheckRetrieve(spec));
   ASSIGN_OR_RETURN(std::shared_ptr<engine::Collection> c, impl_->Find(spec.collection));
   Checked<std::shared_ptr<const filter::CompiledFilter>> compiled =
       CompileOrClear(spec.dialect, spec.filter, *c);
