@@ -40,6 +40,9 @@ struct TextSearchStats {
 // clauses a query may rewrite to is 1024, `max_clause_count`).
 inline constexpr std::size_t kDefaultMaxExpansions = 1024;
 
+// The default of TextSearchOptions::full_sum_postings.
+inline constexpr std::size_t kDefaultFullSumPostings = 4096;
+
 struct TextSearchOptions {
   // Search expands no more dictionary words than this for the query's
   // prefixes; a query whose prefixes match more is the caller's to refuse
@@ -50,6 +53,12 @@ struct TextSearchOptions {
   // When it passes, the walk stops and returns the hits found so far with
   // stats->stopped set; the caller reports the deadline.
   const Deadline* deadline = nullptr;
+  // An OR of plain terms whose posting lists hold at most this many
+  // postings together is answered by summing every posting, term by term,
+  // with no block bounds and no seeks: at that size opening the pruning's
+  // windows costs more than reading every posting. The hits are the same
+  // either way; 0 always prunes (the differential tests run both).
+  std::size_t full_sum_postings = kDefaultFullSumPostings;
 };
 
 class TextIndex;

@@ -2,7 +2,8 @@
 // block's figure bounds the score of each of its postings however the lists
 // were built (appends, inserts that split blocks, removals that merge them)
 // and however the average lengths moved since (Bm25::BlockBound); the
-// pruned search equals the oracle and skips whole blocks.
+// pruned search equals the oracle and skips whole blocks; a small OR is
+// summed whole instead.
 #include <algorithm>
 #include <random>
 #include <string>
@@ -149,6 +150,34 @@ TEST(BlockMax, WindowsOfTwoTermsAreSkippedWhole) {
     for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(got[i].doc, want[i].doc) << q;
     EXPECT_EQ(all.postings_scored, 10000u) << q;
     EXPECT_LE(pruned.postings_scored, 4 * TermPostings::kBlockPostings) << q;
+  }
+}
+
+// An OR of terms whose lists hold at most full_sum_postings postings
+// together is summed whole, every posting read once; one posting more and
+// the same query is pruned. The hits are the oracle's either way.
+TEST(BlockMax, SmallOrsAreSummedWhole) {
+  TextIndex index(OneField());
+  for (std::uint32_t d = 0; d < 3000; ++d) {
+    index.Put(d, {d < 3 ? Text("one", 4, 6) + " two two" : Text("one", 1, 40) + " two"});
+  }
+  const std::vector<TextHit> want = index.SearchExhaustive(Q("one OR two"), 3);
+  for (std::size_t bound : {6000, 5999}) {
+    TextSearchOptions options;
+    options.full_sum_postings = bound;
+    TextSearchStats stats;
+    const std::vector<TextHit> got = index.Search(Q("one OR two"), 3, nullptr, &stats, options);
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i].doc, want[i].doc);
+      EXPECT_EQ(got[i].score, want[i].score);  // summed term by term, as the oracle sums
+    }
+    if (bound == 6000) {
+      EXPECT_EQ(stats.postings_scored, 6000u);
+      EXPECT_EQ(stats.candidates, 3000u);
+    } else {
+      EXPECT_LE(stats.postings_scored, 4 * TermPostings::kBlockPostings);
+    }
   }
 }
 

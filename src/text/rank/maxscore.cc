@@ -19,7 +19,7 @@ bool IsLeaf(const PlanNode& n) {
 
 MaxScore::MaxScore(const IndexData& data, const Plan& plan, const Bm25& bm25, std::size_t k,
                    const roaring::Roaring* allowed, TextSearchStats* stats,
-                   const Deadline* deadline)
+                   const Deadline* deadline, std::size_t full_sum_postings)
     : data_(data),
       plan_(plan),
       bm25_(bm25),
@@ -28,8 +28,6 @@ MaxScore::MaxScore(const IndexData& data, const Plan& plan, const Bm25& bm25, st
       poll_(deadline),
       top_(k) {
   const std::size_t n = plan.units.size();
-  cursors_.reserve(n);
-  for (const PlanUnit& u : plan.units) cursors_.emplace_back(data, u);
   std::size_t postings = 0;
   for (std::size_t u = 0; u < n; ++u) {
     if (!plan.units[u].scoring) continue;
@@ -71,6 +69,19 @@ MaxScore::MaxScore(const IndexData& data, const Plan& plan, const Bm25& bm25, st
     }
     conjunction_ = bulk_ = longest <= kBalanced * shortest;
   }
+  if (bulk_ && !conjunction_ && postings <= full_sum_postings) {
+    full_sum_ = true;
+    for (std::size_t u : order_) {
+      full_sum_ = full_sum_ && plan.units[u].words.size() == 1 && !plan.units[u].any;
+    }
+  }
+  if (full_sum_) {  // FullSum reads the lists itself
+    acc_.assign(kBulkSpan, 0);
+    seen_.assign(kBulkSpan / 64, 0);
+    return;
+  }
+  cursors_.reserve(n);
+  for (const PlanUnit& u : plan.units) cursors_.emplace_back(data, u);
   bound_.assign(n, 0);
   prefix_.assign(m_, 0);
   blocks_.resize(n);
@@ -150,6 +161,10 @@ bool MaxScore::Open(std::uint32_t start, std::uint32_t* end) {
 
 std::vector<TextHit> MaxScore::Run() {
   if (m_ == 0 || (allowed_ != nullptr && allowed_->cardinality() == 0)) return {};
+  if (full_sum_) {
+    FullSum();
+    return top_.Take();
+  }
   std::uint32_t start = 0;  // the first document not yet passed
   while (!Stop()) {
     if ((!ok_docs_.empty() || !required_.empty()) && !Align(start)) break;
@@ -264,7 +279,8 @@ void MaxScore::Keep(std::uint32_t d) {
 
 std::vector<TextHit> MaxScoreTopK(const IndexData& data, const Plan& plan, const Bm25& bm25,
                                   std::size_t k, const roaring::Roaring* allowed,
-                                  TextSearchStats* stats, const Deadline* deadline) {
+                                  TextSearchStats* stats, const Deadline* deadline,
+                                  std::size_t full_sum_postings) {
   const bool one_term = plan.units.size() == 1 && plan.units[0].scoring &&
                         plan.units[0].words.size() == 1 && !plan.units[0].any &&
                         IsLeaf(plan.root) && plan.root.units.size() == 1;
@@ -272,7 +288,7 @@ std::vector<TextHit> MaxScoreTopK(const IndexData& data, const Plan& plan, const
                    allowed->cardinality() * 4 >= data.postings[plan.units[0].words[0]].size())) {
     return OneTermTopK(data, plan.units[0], bm25, k, allowed, stats, deadline);
   }
-  return MaxScore(data, plan, bm25, k, allowed, stats, deadline).Run();
+  return MaxScore(data, plan, bm25, k, allowed, stats, deadline, full_sum_postings).Run();
 }
 
 }  // namespace engram::text

@@ -29,7 +29,8 @@ namespace engram::text {
 class MaxScore {
  public:
   MaxScore(const IndexData& data, const Plan& plan, const Bm25& bm25, std::size_t k,
-           const roaring::Roaring* allowed, TextSearchStats* stats, const Deadline* deadline);
+           const roaring::Roaring* allowed, TextSearchStats* stats, const Deadline* deadline,
+           std::size_t full_sum_postings);
   std::vector<TextHit> Run();
 
  private:
@@ -60,6 +61,11 @@ class MaxScore {
   // their postings in the window summed into acc_, then each document seen
   // completed with the non-essential units. False at the deadline.
   bool SumWindow(std::uint32_t start, std::uint32_t end);
+  // An OR of terms (bulk_, not conjunction_) with at most full_sum_postings:
+  // every posting added into acc_ a chunk of kBulkSpan documents at a time,
+  // the units in plan order (so each sum is the oracle's, term by term), and
+  // each document seen pushed. No bounds, no seeks. Stops at the deadline.
+  void FullSum();
   // Adds the essential units' postings in [from, to] (at most kBulkSpan
   // documents) to acc_ and seen_.
   void Accumulate(std::uint32_t from, std::uint32_t to, std::size_t essential);
@@ -100,6 +106,7 @@ class MaxScore {
   bool always_ = false;                 // every candidate matches (Matches need not be asked)
   bool bulk_ = false;                   // windows may be summed term at a time
   bool conjunction_ = false;            // bulk_ over an AND of terms: a match holds every unit
+  bool full_sum_ = false;               // FullSum answers
   std::vector<std::uint32_t> ok_docs_;  // the allowed-set, when it drives
   std::size_t ok_at_ = 0;
   std::vector<UnitCursor::Block> blocks_;  // a single() unit's block in the window

@@ -9,6 +9,56 @@
 
 namespace engram::text {
 
+void MaxScore::FullSum() {
+  // order_ is still in plan order: Open sorts it, and FullSum opens no window.
+  const std::size_t nf = data_.num_fields();
+  struct At {
+    const TermPostings* postings;
+    std::size_t block = 0, i = 0;
+  };
+  std::vector<At> at;
+  at.reserve(m_);
+  for (std::size_t u : order_) at.push_back(At{&data_.postings[plan_.units[u].words[0]]});
+  while (!Stop()) {
+    std::uint32_t from = kNoDoc;
+    for (const At& a : at) {
+      if (a.block < a.postings->blocks.size()) {
+        from = std::min(from, a.postings->blocks[a.block].docs[a.i]);
+      }
+    }
+    if (from == kNoDoc) return;
+    const std::uint32_t to = kNoDoc - from <= kBulkSpan ? kNoDoc - 1 : from + kBulkSpan - 1;
+    for (std::size_t j = 0; j < m_; ++j) {
+      const double idf = plan_.units[order_[j]].idf;
+      At& a = at[j];
+      for (; a.block < a.postings->blocks.size(); ++a.block, a.i = 0) {
+        const PostingBlock& block = a.postings->blocks[a.block];
+        const std::size_t begin = a.i;
+        for (; a.i < block.size() && block.docs[a.i] <= to; ++a.i) {
+          const std::uint32_t d = block.docs[a.i];
+          acc_[d - from] += bm25_.Score(idf, block.tfs.data() + a.i * nf, d);
+          seen_[(d - from) / 64] |= std::uint64_t{1} << ((d - from) % 64);
+        }
+        if (stats_) stats_->postings_scored += a.i - begin;
+        if (a.i < block.size()) break;  // the next posting is past the chunk
+      }
+    }
+    for (std::size_t w = 0; w < seen_.size(); ++w) {
+      for (std::uint64_t bits = seen_[w]; bits != 0; bits &= bits - 1) {
+        const std::size_t i = w * 64 + static_cast<std::size_t>(std::countr_zero(bits));
+        const std::uint32_t d = from + static_cast<std::uint32_t>(i);
+        const double score = acc_[i];
+        acc_[i] = 0;
+        if (allowed_ != nullptr && !allowed_->contains(d)) continue;
+        if (stats_) ++stats_->candidates;
+        top_.Push(TextHit{d, score});
+      }
+      seen_[w] = 0;
+    }
+    if (to == kNoDoc - 1) return;
+  }
+}
+
 bool MaxScore::SumWindow(std::uint32_t start, std::uint32_t end) {
   // Fixed for the window: acc_ holds these units' sums. An AND sums every
   // unit and keeps the documents that have them all.

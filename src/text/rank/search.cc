@@ -54,7 +54,8 @@ std::vector<TextHit> TextIndex::Search(const DefaultQuery& query, std::size_t k,
   TextSearchStats own;  // the stop flag is needed even when the caller keeps no stats
   TextSearchStats* s = stats != nullptr ? stats : &own;
   Evaluator pruned = [&](const Plan& plan, std::size_t n, const roaring::Roaring* ok) {
-    std::vector<TextHit> hits = MaxScoreTopK(data_, plan, bm25, n, ok, s, options.deadline);
+    std::vector<TextHit> hits =
+        MaxScoreTopK(data_, plan, bm25, n, ok, s, options.deadline, options.full_sum_postings);
     if (plan.needs_positive || s->stopped) return hits;
     return MergeHits(std::move(hits), ZeroScoreDocs(data_, plan, n, ok, s, options.deadline), n);
   };

@@ -31,11 +31,14 @@ namespace engram::text {
 // a window term at a time into an array over its documents (as Lucene's
 // BooleanScorer does), then checks each document once; other plans go
 // document at a time.
+// An OR of terms whose lists hold at most `full_sum_postings` postings
+// together (TextSearchOptions) is summed whole instead, the same way.
 // When `deadline` passes, the walk stops with the best hits found so far and
 // sets stats->stopped.
 std::vector<TextHit> MaxScoreTopK(const IndexData& data, const Plan& plan, const Bm25& bm25,
                                   std::size_t k, const roaring::Roaring* allowed,
-                                  TextSearchStats* stats, const Deadline* deadline = nullptr);
+                                  TextSearchStats* stats, const Deadline* deadline = nullptr,
+                                  std::size_t full_sum_postings = kDefaultFullSumPostings);
 
 // MaxScoreTopK for a plan of one term (`unit`, single word) whose postings
 // the allowed-set does not drive: the blocks in order, each skipped when
