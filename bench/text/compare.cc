@@ -102,13 +102,14 @@ void PrintTable(const std::vector<Row>& rows, std::size_t docs, bool with_ndcg) 
 
 // engram's own checks under `sem`: how many queries relaxed, and Search
 // against the exhaustive oracle.
-void PrintEngramChecks(const text::TextIndex& index, const QuerySet& qs, Semantics sem) {
+void PrintEngramChecks(const text::TextIndex& index, const QuerySet& qs, Semantics sem,
+                       const text::TextSearchOptions& options) {
   const std::size_t n = qs.terms.size();
   std::size_t relaxed = 0, oracle_ok = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const text::DefaultQuery& q = qs.Parsed(sem, i);
     text::TextSearchStats st;
-    auto hits = index.Search(q, kTopK, nullptr, &st);
+    auto hits = index.Search(q, kTopK, nullptr, &st, options);
     relaxed += st.relaxed ? 1 : 0;
     oracle_ok += SameHits(hits, index.SearchExhaustive(q, kTopK)) ? 1 : 0;
   }
@@ -200,11 +201,14 @@ void Compare(std::string_view corpus, const std::vector<PeerDoc>& docs,
   PrintTermChecks(qs, e);
   const std::size_t n = raw.size();
   std::vector<Row> rows;
+  text::TextSearchOptions options;
+  options.full_sum_postings = opt.full_sum_postings;
+  fmt::print("engram: ORs of terms with at most {} postings summed whole\n", opt.full_sum_postings);
   for (Semantics sem : kBoth) {
-    PrintEngramChecks(*e.engram, qs, sem);
+    PrintEngramChecks(*e.engram, qs, sem, options);
     std::vector<std::pair<std::string, SearchFn>> engines;
     engines.emplace_back("**engram**", [&, sem](std::size_t i) {
-      return Ids(e.engram->Search(qs.Parsed(sem, i), kTopK));
+      return Ids(e.engram->Search(qs.Parsed(sem, i), kTopK, nullptr, nullptr, options));
     });
     engines.emplace_back(
         "SQLite FTS5", [&, sem](std::size_t i) { return e.fts->Search(qs.terms[i], sem, kTopK); });

@@ -159,13 +159,16 @@ Options ParseArgs(int argc, char** argv) {
       o.only = args.Value();
     } else if (args.Is("--json-out")) {
       o.json_out = args.Value();
+    } else if (args.Is("--full-sum-postings")) {
+      o.full_sum_postings = std::stoul(args.Value());
     } else if (args.Is("--scale-docs")) {
       o.scale_docs.clear();
       for (const std::string& n : args.List()) o.scale_docs.push_back(std::stoul(n));
     } else {
       args.Unknown(
           "--data DIR --passes N --builds N --queries N --seed S "
-          "--only scifact|debian|filter|scale --json-out FILE --scale-docs N,N,...");
+          "--only scifact|debian|filter|scale --json-out FILE --scale-docs N,N,... "
+          "--full-sum-postings N");
     }
   }
   return o;

@@ -53,7 +53,7 @@ struct TextSearchOptions {
   // When it passes, the walk stops and returns the hits found so far with
   // stats->stopped set; the caller reports the deadline.
   const Deadline* deadline = nullptr;
-  // An OR of plain terms whose posting lists hold at most this many
+  // An OR of three or more plain terms whose posting lists hold at most this many
   // postings together is answered by summing every posting, term by term,
   // with no block bounds and no seeks: at that size opening the pruning's
   // windows costs more than reading every posting. The hits are the same

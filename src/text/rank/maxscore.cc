@@ -69,7 +69,7 @@ MaxScore::MaxScore(const IndexData& data, const Plan& plan, const Bm25& bm25, st
     }
     conjunction_ = bulk_ = longest <= kBalanced * shortest;
   }
-  if (bulk_ && !conjunction_ && postings <= full_sum_postings) {
+  if (bulk_ && !conjunction_ && m_ >= kFullSumUnits && postings <= full_sum_postings) {
     full_sum_ = true;
     for (std::size_t u : order_) {
       full_sum_ = full_sum_ && plan.units[u].words.size() == 1 && !plan.units[u].any;

@@ -31,7 +31,7 @@ namespace engram::text {
 // a window term at a time into an array over its documents (as Lucene's
 // BooleanScorer does), then checks each document once; other plans go
 // document at a time.
-// An OR of terms whose lists hold at most `full_sum_postings` postings
+// An OR of three or more terms whose lists hold at most `full_sum_postings` postings
 // together (TextSearchOptions) is summed whole instead, the same way.
 // When `deadline` passes, the walk stops with the best hits found so far and
 // sets stats->stopped.
