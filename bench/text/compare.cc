@@ -203,7 +203,8 @@ void Compare(std::string_view corpus, const std::vector<PeerDoc>& docs,
   std::vector<Row> rows;
   text::TextSearchOptions options;
   options.full_sum_postings = opt.full_sum_postings;
-  fmt::print("engram: ORs of terms with at most {} postings summed whole\n", opt.full_sum_postings);
+  fmt::print("engram: ORs of three or more terms with at most {} postings summed whole\n",
+             opt.full_sum_postings);
   for (Semantics sem : kBoth) {
     PrintEngramChecks(*e.engram, qs, sem, options);
     std::vector<std::pair<std::string, SearchFn>> engines;

@@ -45,8 +45,9 @@ struct Options {
   std::string only;
   std::string json_out;
   std::vector<std::size_t> scale_docs = {10000, 63666, 1000000};  // --only scale
-  // engram's searches: an OR of terms with at most this many postings is
-  // summed whole (TextSearchOptions; 0: always pruned, as before d71fa02).
+  // engram's searches: an OR of three or more terms with at most this many
+  // postings is summed whole (TextSearchOptions; 0: always pruned, as before
+  // d71fa02).
   std::size_t full_sum_postings = text::kDefaultFullSumPostings;
 };
 

@@ -17,8 +17,8 @@
 #                                     (--passes N --builds N --queries N --seed S
 #                                      --only scifact|debian|filter|scale --data DIR;
 #                                      --only scale: engram at 10k, 63,666 and 1M documents;
-#                                      --full-sum-postings N: engram's ORs of at most N postings
-#                                      summed whole, default 4096, 0 always pruned)
+#                                      --full-sum-postings N: engram's ORs of three or more terms
+#                                      and at most N postings summed whole, default 4096, 0 never)
 #   BUILD_DIR=build/h7 bench/text/run.sh   use an already configured build directory
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
