@@ -326,12 +326,19 @@ std::string_view TypeName(const Value& v) {
   }
 }
 
+std::optional<std::uint64_t> CountOf(const Value& v) {
+  if (v.is_number_unsigned()) return v.get<std::uint64_t>();
+  if (v.is_number_integer() && v.get<std::int64_t>() >= 0) return v.get<std::uint64_t>();
+  return std::nullopt;
+}
+
 std::uint64_t GetCount(const Value& v) {
-  if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0)) {
+  const std::optional<std::uint64_t> n = CountOf(v);
+  if (!n) {
     throw Value::type_error::create(
         302, "type must be a non-negative integer, but is " + std::string(TypeName(v)), &v);
   }
-  return v.get<std::uint64_t>();
+  return *n;
 }
 
 std::string Dump(const Value& v) {

@@ -76,10 +76,13 @@ std::string_view TypeName(const Value& v);
 // Compact serialisation, UTF-8 kept as is.
 std::string Dump(const Value& v);
 
-// The non-negative integer `v` holds (a count or size read back from what
-// engram stored). Anything else throws Value::type_error, as get<>() does
-// for a wrong type: get<std::size_t>() of a float or a negative number
-// would convert it out of range (undefined behaviour).
+// The non-negative integer `v` holds (a count or size), or nullopt for
+// anything else: get<std::size_t>() of a float or a negative number would
+// convert it out of range (undefined behaviour), so counts read from files
+// and clients go through here.
+std::optional<std::uint64_t> CountOf(const Value& v);
+// CountOf for what engram stored itself: anything else throws
+// Value::type_error, as get<>() does for a wrong type.
 std::uint64_t GetCount(const Value& v);
 
 }  // namespace engram::json

@@ -1,5 +1,7 @@
 #include "base/json.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -122,6 +124,19 @@ TEST(JsonTypeName, Names) {
   EXPECT_EQ(TypeName(Value(nullptr)), "null");
   EXPECT_EQ(TypeName(Value::array()), "array");
   EXPECT_EQ(TypeName(Value::object()), "object");
+}
+
+TEST(JsonCount, NonNegativeIntegersOnly) {
+  EXPECT_EQ(CountOf(Value(0)), 0u);
+  EXPECT_EQ(CountOf(Value(std::int64_t{42})), 42u);
+  EXPECT_EQ(CountOf(Value(std::uint64_t{18446744073709551615u})), 18446744073709551615u);
+  EXPECT_EQ(CountOf(Read("11e10").value), std::nullopt);  // a float, however whole
+  EXPECT_EQ(CountOf(Value(-1)), std::nullopt);
+  EXPECT_EQ(CountOf(Value(1.5)), std::nullopt);
+  EXPECT_EQ(CountOf(Value("3")), std::nullopt);
+  EXPECT_EQ(GetCount(Value(7)), 7u);
+  EXPECT_THROW(GetCount(Value(-7)), Value::type_error);
+  EXPECT_THROW(GetCount(Value(nullptr)), Value::type_error);
 }
 
 }  // namespace

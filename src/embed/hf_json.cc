@@ -47,11 +47,9 @@ class Reader {
     return obj[key].get<std::string>();
   }
   StatusOr<std::size_t> Size(const json::Value& v, const std::string& where) const {
-    if ((!v.is_number_integer() && !v.is_number_unsigned()) ||
-        (v.is_number_integer() && v.get<std::int64_t>() < 0)) {
-      return Bad(origin_, where, "expected a non-negative integer, got " + json::Dump(v));
-    }
-    return v.get<std::size_t>();
+    const std::optional<std::uint64_t> n = json::CountOf(v);
+    if (!n) return Bad(origin_, where, "expected a non-negative integer, got " + json::Dump(v));
+    return *n;
   }
   StatusOr<std::uint32_t> Id(const json::Value& v, const std::string& where) const {
     ASSIGN_OR_RETURN(std::size_t id, Size(v, where));

@@ -41,10 +41,9 @@ Status Bad(std::string_view origin, std::string_view where, std::string_view wha
 }
 
 bool AsSize(const json::Value& v, std::size_t* out) {
-  if (!v.is_number_integer() && !v.is_number_unsigned()) return false;
-  if (v.is_number_integer() && v.get<std::int64_t>() < 0) return false;
-  *out = v.get<std::size_t>();
-  return true;
+  const std::optional<std::uint64_t> n = json::CountOf(v);
+  if (n) *out = *n;
+  return n.has_value();
 }
 
 StatusOr<TensorInfo> ParseTensor(const std::string& name, const json::Value& v,
