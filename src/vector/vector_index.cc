@@ -64,7 +64,9 @@ VectorIndex::VectorIndex(const VectorIndexOptions& options)
     : store_(std::make_unique<VectorStore>(options.dim, options.metric)),
       nav_(options.metric == Metric::kDot ? MakeNav(*store_) : nullptr),
       graph_(nav_ ? nav_.get() : store_.get(), options.hnsw),
-      values_(nav_ ? nav_.get() : store_.get(), options.hnsw, options.value_graph_min) {}
+      values_(nav_ ? nav_.get() : store_.get(), options.hnsw, options.value_graph_min) {
+  if (options.quantize) Quantize();
+}
 
 VectorIndex::VectorIndex(std::unique_ptr<VectorStore> store, std::unique_ptr<VectorStore> nav,
                          double phi2, Hnsw graph, std::size_t value_graph_min)

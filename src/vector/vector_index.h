@@ -38,6 +38,10 @@ struct VectorIndexOptions {
   // Keys (SetKeys) with at least this many records get their own graph
   // (value_graphs.h).
   std::size_t value_graph_min = 5000;
+  // Graph walks compute distances on an 8-bit copy of the vectors
+  // (quantize/sq8.h) and re-rank what they keep with the floats: a quarter
+  // of the bytes read per distance, dim + 16 more bytes held per record.
+  bool quantize = false;
 };
 
 enum class VectorPlan {
@@ -73,6 +77,9 @@ struct VectorSearchOptions {
   // filter on the keys' values implies (null: none known). With it the
   // planner may search the keys' value graphs and scan the small keys.
   const std::vector<std::string>* cover = nullptr;
+  // Graph walks use the 8-bit copy when the index keeps one (quantize);
+  // false: the floats (benchmarks compare both on one graph).
+  bool quantized = true;
 };
 
 // What the planner saw and chose, for explain.
@@ -88,7 +95,9 @@ struct VectorExplain {
   std::size_t distances = 0;      // distance computations made
   std::size_t value_graphs = 0;   // kValueGraphs: value graphs searched
   std::size_t value_scanned = 0;  // kValueGraphs: records scanned beside them
-  std::string reason;             // one sentence: why this plan
+  // Graph walks use the 8-bit copy, re-ranked with the floats (quantize).
+  bool quantized = false;
+  std::string reason;  // one sentence: why this plan
 };
 
 class VectorIndex {
@@ -141,6 +150,11 @@ class VectorIndex {
                                          VectorExplain* explain = nullptr) const;
 
   const VectorStore& store() const { return *store_; }
+  // From now on graph walks use an 8-bit copy of the walked vectors
+  // (VectorIndexOptions::quantize); built here, kept by every later Put.
+  // Idempotent. A loaded index starts without it (it is not in the image).
+  void Quantize() { (nav_ ? *nav_ : *store_).EnableCodes(); }
+  bool quantized() const { return (nav_ ? *nav_ : *store_).codes() != nullptr; }
   const Hnsw& graph() const { return graph_; }
   std::size_t size() const { return store_->size(); }
   std::size_t MemoryBytes() const {

@@ -77,6 +77,7 @@ StatusOr<std::vector<Neighbor>> VectorIndex::Search(std::span<const float> query
   VectorExplain& ex = explain != nullptr ? *explain : local;
   ex = VectorExplain{};
   ex.live = store_->size();
+  ex.quantized = quantized() && options.quantized;
   ex.allowed = allowed == nullptr ? ex.live : allowed->and_cardinality(store_->live());
   ex.selectivity = ex.live == 0 ? 0 : static_cast<double>(ex.allowed) / ex.live;
   const std::size_t k = std::min(options.k, ex.allowed);
@@ -110,8 +111,9 @@ StatusOr<std::vector<Neighbor>> VectorIndex::Search(std::span<const float> query
     if (ex.selectivity < 1 && walk_cost >= exact_cost && walk_may_win) {
       // Whether the filter keeps more near the query than overall.
       HnswSearchStats sample_stats;
-      const auto sample =
-          GraphSearch(q, kSampleEf, HnswSearchParams{kSampleEf}, nullptr, &sample_stats);
+      HnswSearchParams sample_params{kSampleEf};
+      sample_params.codes = options.quantized;
+      const auto sample = GraphSearch(q, kSampleEf, sample_params, nullptr, &sample_stats);
       ex.distances += sample_stats.distances;
       if (!sample.empty()) {
         std::size_t in = 0;
@@ -148,6 +150,7 @@ StatusOr<std::vector<Neighbor>> VectorIndex::Search(std::span<const float> query
         ex.ef, ex.plan == VectorPlan::kGraphTwoHop ? HnswFilter::kTwoHop : HnswFilter::kWalkAll};
     params.give_up_beyond = !options.plan && allowed != nullptr;
     params.deadline = options.deadline;
+    params.codes = options.quantized;
     HnswSearchStats stats;
     auto hits = GraphSearch(q, k, params, allowed, &stats);
     ex.distances += stats.distances;

@@ -104,9 +104,21 @@ Status VectorStore::Put(std::uint32_t id, std::span<const float> vector) {
     limit_ = id + 1;
   }
   Scale(vector, *factor, data_.data() + std::size_t{id} * dim_);
+  if (codes_) {
+    codes_->Resize(limit_);
+    codes_->Encode(id, Get(id));
+  }
   live_.add(id);
   retained_.remove(id);
   return Status::Ok();
+}
+
+void VectorStore::EnableCodes() {
+  if (codes_) return;
+  codes_.emplace(dim_, metric_);
+  codes_->Resize(limit_);
+  // Every slot, live or not: a graph may still walk through a removed one.
+  for (std::uint32_t id = 0; id < limit_; ++id) codes_->Encode(id, Get(id));
 }
 
 void VectorStore::Remove(std::uint32_t id) {
@@ -126,7 +138,8 @@ StatusOr<std::vector<float>> VectorStore::PrepareQuery(std::span<const float> qu
 }
 
 std::size_t VectorStore::MemoryBytes() const {
-  return data_.capacity() * sizeof(float) + live_.getSizeInBytes(false);
+  return data_.capacity() * sizeof(float) + live_.getSizeInBytes(false) +
+         (codes_ ? codes_->MemoryBytes() : 0);
 }
 
 std::string VectorStore::Serialize(const roaring::Roaring& retained) const {

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -18,6 +19,7 @@
 #include "engram/status.h"
 #include "vector/distance/distance.h"
 #include "vector/metric.h"
+#include "vector/quantize/sq8.h"
 
 namespace engram::vector {
 
@@ -57,6 +59,13 @@ class VectorStore {
   }
   DistanceFn distance_fn() const { return distance_; }
 
+  // Keeps an 8-bit copy of every stored vector (quantize/sq8.h) from now on,
+  // for walks that read a quarter of the bytes: dim + 16 bytes (rounded up
+  // to 16) per record number. Not part of the image: it is derived.
+  void EnableCodes();
+  // The 8-bit copy; null unless EnableCodes was called.
+  const Sq8Codes* codes() const { return codes_ ? &*codes_ : nullptr; }
+
   std::size_t dim() const { return dim_; }
   Metric metric() const { return metric_; }
   std::size_t size() const { return live_.cardinality(); }
@@ -87,6 +96,7 @@ class VectorStore {
   std::vector<float> data_;
   roaring::Roaring live_;
   roaring::Roaring retained_;  // set by Load; Put of one of them clears it
+  std::optional<Sq8Codes> codes_;
 };
 
 }  // namespace engram::vector

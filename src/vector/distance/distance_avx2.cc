@@ -80,6 +80,36 @@ float InnerProduct(const float* a, const float* b, std::size_t dim) {
   return HorizontalSum(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
 }
 
+// Sixteen codes a step, widened to 16 bits and multiplied with the query's
+// 16-bit components in pairs summed into 32 bits (vpmaddwd); dim is a
+// multiple of 16.
+std::int32_t DotCodes(const std::int16_t* q, const std::uint8_t* code, std::size_t dim) {
+  __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
+  std::size_t i = 0;
+  for (; i + 32 <= dim; i += 32) {
+    const __m256i c0 =
+        _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(code + i)));
+    const __m256i c1 =
+        _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(code + i + 16)));
+    s0 = _mm256_add_epi32(
+        s0, _mm256_madd_epi16(c0, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + i))));
+    s1 = _mm256_add_epi32(
+        s1,
+        _mm256_madd_epi16(c1, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + i + 16))));
+  }
+  if (i < dim) {
+    const __m256i c0 =
+        _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(code + i)));
+    s0 = _mm256_add_epi32(
+        s0, _mm256_madd_epi16(c0, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + i))));
+  }
+  __m256i s = _mm256_add_epi32(s0, s1);
+  __m128i h = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+  h = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0x4E));
+  h = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0xB1));
+  return _mm_cvtsi128_si32(h);
+}
+
 float CosineDistance(const float* a, const float* b, std::size_t dim) {
   return 1.0f - InnerProduct(a, b, dim);
 }

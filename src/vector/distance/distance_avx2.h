@@ -5,6 +5,7 @@
 #define ENGRAM_VECTOR_DISTANCE_DISTANCE_AVX2_H_
 
 #include <cstddef>
+#include <cstdint>
 
 namespace engram::vector {
 
@@ -17,6 +18,8 @@ float InnerProduct(const float* a, const float* b, std::size_t dim);
 // 1 - InnerProduct and -InnerProduct, each one call (no second indirection).
 float CosineDistance(const float* a, const float* b, std::size_t dim);
 float DotDistance(const float* a, const float* b, std::size_t dim);
+// sum q[i] * code[i] (quantize/sq8.h).
+std::int32_t DotCodes(const std::int16_t* q, const std::uint8_t* code, std::size_t dim);
 }  // namespace avx2
 
 }  // namespace engram::vector

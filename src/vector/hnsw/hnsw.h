@@ -71,6 +71,10 @@ struct HnswSearchParams {
   // Set: the allowed nodes are those the filter passes (a walk-all walk);
   // Search's `allowed` must then be null.
   const HnswDocFilter* by_doc = nullptr;
+  // The level-0 walk computes distances on the store's 8-bit copy when it
+  // has one (VectorStore::EnableCodes) and re-ranks what it keeps with the
+  // floats; false: floats throughout.
+  bool codes = true;
 };
 
 struct HnswSearchStats {

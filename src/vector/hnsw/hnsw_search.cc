@@ -115,19 +115,27 @@ struct Level0 {
   const float* base = g.store->Get(0);
   std::size_t dim = g.store->dim();
   DistanceFn dist = g.store->distance_fn();
+  // Set: distances are the 8-bit copy's (re-ranked with floats at the end).
+  const Sq8Codes* codes = nullptr;
+  Sq8Query coded = {};
   float lower = std::numeric_limits<float>::infinity();
   bool give_up_beyond = false;  // HnswSearchParams::give_up_beyond
   DeadlinePoll poll{nullptr};   // HnswSearchParams::deadline, read every 64 expansions
 
   const float* Vec(std::uint32_t id) const { return base + std::size_t{id} * dim; }
+  float Dist(std::uint32_t id) const {
+    return codes != nullptr ? codes->Distance(coded, id) : dist(q, Vec(id), dim);
+  }
   bool Allowed(std::uint32_t id) const {
     if (by_doc == nullptr) return TestBit(bits, id);
     const std::uint32_t doc = by_doc->docs[id];
     return TestBit(bits, id) && doc < by_doc->words * 64 && TestBit(by_doc->bits, doc);
   }
   void Prefetch(std::uint32_t id) const {
-    const char* p = reinterpret_cast<const char*>(Vec(id));
-    for (std::size_t i = 0; i < kPrefetchLines && i * 64 < dim * 4; ++i) {
+    const char* p = codes != nullptr ? reinterpret_cast<const char*>(codes->Row(id))
+                                     : reinterpret_cast<const char*>(Vec(id));
+    const std::size_t bytes = codes != nullptr ? codes->stride() : dim * 4;
+    for (std::size_t i = 0; i < kPrefetchLines && i * 64 < bytes; ++i) {
       __builtin_prefetch(p + i * 64);
     }
   }
@@ -188,7 +196,7 @@ struct Level0 {
         }
         if (ctx.Visited(nb)) continue;
         ctx.Visit(nb);
-        const float d = dist(q, Vec(nb), dim);
+        const float d = Dist(nb);
         ++stats.distances;
         Offer<kFiltered>(d, nb);
       }
@@ -229,7 +237,7 @@ struct Level0 {
         if (ctx.Visited(s)) continue;
         ctx.Visit(s);
         ++stats.distances;
-        HeapPush(ctx.candidates, {dist(q, Vec(s), dim), s}, MinFirst{});
+        HeapPush(ctx.candidates, {Dist(s), s}, MinFirst{});
       }
       spill.clear();
     }
@@ -245,7 +253,7 @@ struct Level0 {
       if (ctx.Visited(nb)) continue;
       if (TestBit(bits, nb)) {
         ctx.Visit(nb);
-        const float d = dist(q, Vec(nb), dim);
+        const float d = Dist(nb);
         ++stats.distances;
         Offer<false>(d, nb);
         ++gathered;
@@ -258,7 +266,7 @@ struct Level0 {
         const std::uint32_t nn = l2[i];
         if (ctx.Visited(nn) || !TestBit(bits, nn)) continue;
         ctx.Visit(nn);
-        const float d = dist(q, Vec(nn), dim);
+        const float d = Dist(nn);
         ++stats.distances;
         Offer<false>(d, nn);
         ++gathered;
@@ -330,6 +338,8 @@ std::vector<Neighbor> Hnsw::Search(const float* query, std::size_t k,
   const std::size_t ef = std::max(params.ef, k);
   ctx->Reset(g.capacity);
   Level0 walk{g, *ctx, query, ef, allowed_count, bits, st};
+  walk.codes = params.codes ? g.store->codes() : nullptr;
+  if (walk.codes != nullptr) walk.coded = walk.codes->Prepare(query);
   walk.give_up_beyond = params.give_up_beyond && allowed != nullptr;
   walk.poll = DeadlinePoll(params.deadline, 64);
   walk.by_doc = params.by_doc;
@@ -343,7 +353,10 @@ std::vector<Neighbor> Hnsw::Search(const float* query, std::size_t k,
   }
   std::vector<Neighbor> out;
   out.reserve(ctx->top.size());
-  for (const HeapItem& h : ctx->top) out.push_back({h.id, h.distance});
+  for (const HeapItem& h : ctx->top) {
+    // Re-ranked: the kept candidates' distances from the floats.
+    out.push_back({h.id, walk.codes != nullptr ? g.store->Distance(query, h.id) : h.distance});
+  }
   g.ReleaseContext(std::move(ctx));
   std::sort(out.begin(), out.end());
   if (out.size() > k) out.resize(k);
