@@ -176,6 +176,11 @@ struct CollectionSpec {
   // The records a value needs for its own graph (16 or more); half as many
   // and it loses it.
   std::size_t graph_min_records = kDefaultGraphMinRecords;
+  // "int8": vector graph walks compute distances on an 8-bit copy of the
+  // vectors and re-rank what they keep with the floats (README "Quantised
+  // vectors"); "none" (the default): floats throughout. Exact scans always
+  // use the floats.
+  std::string quantization = "none";
 };
 inline constexpr std::size_t kMaxGraphFields = 8;
 

@@ -43,16 +43,20 @@ bool ParseTextFields(const std::string& spec, std::vector<TextFieldSpec>* fields
   return true;
 }
 
-// "384:cosine" -> dim, metric.
+// "384:cosine[:int8]" -> dim, metric, quantization.
 bool ParseVectors(const std::string& spec, CollectionSpec* c, std::ostream& err) {
   const std::size_t colon = spec.find(':');
   const std::string dim = spec.substr(0, colon);
   auto [end, ec] = std::from_chars(dim.data(), dim.data() + dim.size(), c->vector_dim);
   if (ec != std::errc() || end != dim.data() + dim.size() || c->vector_dim == 0) {
-    err << "engram: --vectors: '" << spec << "': expected DIM:METRIC, e.g. 384:cosine\n";
+    err << "engram: --vectors: '" << spec
+        << "': expected DIM:METRIC[:QUANTIZATION], e.g. 384:cosine or 384:cosine:int8\n";
     return false;
   }
-  if (colon != std::string::npos) c->metric = spec.substr(colon + 1);
+  if (colon == std::string::npos) return true;
+  const std::size_t second = spec.find(':', colon + 1);
+  c->metric = spec.substr(colon + 1, second == std::string::npos ? second : second - colon - 1);
+  if (second != std::string::npos) c->quantization = spec.substr(second + 1);
   return true;
 }
 
@@ -124,7 +128,9 @@ void AddEngineCommands(CLI::App* app, EngineOptions* o, std::string* run) {
   create->add_option("--schema", o->schema, "a schema JSON file, or preset:memory / preset:notes")
       ->required();
   create->add_option("--text", o->text, "full-text fields: FIELD[:WEIGHT],...");
-  create->add_option("--vectors", o->vectors, "DIM:METRIC (cosine, dot, l2)");
+  create->add_option("--vectors", o->vectors,
+                     "DIM:METRIC[:QUANTIZATION] (cosine, dot, l2; none or int8: graph walks on "
+                     "8-bit copies of the vectors, re-ranked with the floats)");
   create->add_option("--language", o->language, "stemming of text fields: en, nl or none")
       ->check(CLI::IsMember({"en", "nl", "none"}));
   create->add_option("--time-field", o->time_field, "a datetime field for temporal hints");
@@ -328,8 +334,10 @@ int RunCollectionList(const EngineOptions& o, std::ostream& out, std::ostream& e
     if (!o.json) {
       out << info.spec.name << "  " << info.records << " records";
       if (!info.spec.text.empty()) out << ", text " << text.dump();
-      if (info.spec.vector_dim > 0)
+      if (info.spec.vector_dim > 0) {
         out << ", vectors " << info.spec.vector_dim << ':' << info.spec.metric;
+        if (info.spec.quantization != "none") out << ':' << info.spec.quantization;
+      }
       if (!info.spec.ttl_field.empty()) out << ", expires at " << info.spec.ttl_field;
       if (info.spec.dedup.mode != DedupMode::kOff) out << ", dedup " << DedupText(info.spec.dedup);
       if (!info.spec.hit_count_field.empty()) out << ", hit count " << info.spec.hit_count_field;
@@ -343,7 +351,9 @@ int RunCollectionList(const EngineOptions& o, std::ostream& out, std::ostream& e
     }
     Json c = {{"name", info.spec.name}, {"records", info.records}, {"text", text}};
     if (info.spec.vector_dim > 0) {
-      c["vectors"] = {{"dim", info.spec.vector_dim}, {"metric", info.spec.metric}};
+      c["vectors"] = {{"dim", info.spec.vector_dim},
+                      {"metric", info.spec.metric},
+                      {"quantization", info.spec.quantization}};
     }
     if (info.spec.decay) c["decay"] = DecayText(*info.spec.decay);
     if (info.spec.boost) c["boost"] = BoostText(*info.spec.boost);

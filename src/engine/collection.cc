@@ -74,6 +74,7 @@ vector::VectorIndexOptions Collection::VectorOptions() const {
   o.dim = spec_.vector_dim;
   o.metric = *vector::TryParseMetric(spec_.metric);
   o.value_graph_min = spec_.graph_min_records;
+  o.quantize = spec_.quantization == "int8";
   return o;
 }
 

@@ -116,6 +116,14 @@ Status ValidateSpec(const CollectionSpec& spec) {
                                    " is larger than " +
                                    std::to_string(vector::VectorStore::kMaxDim));
   }
+  if (spec.quantization != "none" && spec.quantization != "int8") {
+    return Status::InvalidArgument("vectors: unknown quantization '" + spec.quantization +
+                                   "' (none, int8)");
+  }
+  if (spec.quantization != "none" && spec.vector_dim == 0 && spec.embedder.empty()) {
+    return Status::InvalidArgument("vectors: quantization '" + spec.quantization +
+                                   "' in a collection without vectors");
+  }
   if (spec.vector_dim > 0 && !vector::TryParseMetric(spec.metric)) {
     return Status::InvalidArgument("vectors: unknown metric '" + spec.metric +
                                    "' (expected cosine, dot or l2)");
@@ -218,6 +226,7 @@ json::Value SpecToJson(const CollectionSpec& spec) {
     doc["graph_fields"] = spec.graph_fields;
     doc["graph_min_records"] = spec.graph_min_records;
   }
+  if (spec.quantization != "none") doc["quantization"] = spec.quantization;
   if (!spec.embedder.empty()) {
     const EmbedderIdentity& id = spec.embedder_identity;
     doc["embedder"] = {{"spec", spec.embedder},
@@ -274,6 +283,9 @@ StatusOr<CollectionSpec> SpecFromJson(std::string_view config) {
     if (auto it = doc.find("graph_fields"); it != doc.end()) {
       for (const json::Value& f : *it) spec.graph_fields.push_back(f.get<std::string>());
       spec.graph_min_records = json::GetCount(doc.at("graph_min_records"));
+    }
+    if (auto it = doc.find("quantization"); it != doc.end()) {
+      spec.quantization = it->get<std::string>();
     }
     if (auto it = doc.find("boost"); it != doc.end()) {
       StatusOr<BoostSpec> boost = ParseBoost(it->get<std::string>());

@@ -4,7 +4,6 @@
 // filtered top-k, and keeps doing so after records move between values, are
 // deleted, and after a clean reopen (snapshots) and a crash's replay.
 #include <algorithm>
-#include <filesystem>
 #include <map>
 #include <random>
 #include <string>
@@ -12,12 +11,11 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/testing/store_dir.h"
 #include "engram/engine.h"
 
 namespace engram {
 namespace {
-
-namespace fs = std::filesystem;
 
 constexpr std::size_t kDim = 8;
 constexpr int kPerAgent = 4000;
@@ -32,29 +30,8 @@ struct Stored {
   std::vector<float> vector;
 };
 
-class GraphFieldsTest : public ::testing::Test {
+class GraphFieldsTest : public testing::StoreDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("engram_graph_fields_test_" +
-            std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::remove_all(dir_.string() + "-copy");
-  }
-  void TearDown() override {
-    fs::remove_all(dir_);
-    fs::remove_all(dir_.string() + "-copy");
-  }
-
-  static Engine::Options Quiet() {
-    Engine::Options o;
-    o.threads = 1;
-    o.checkpoint_records = 1u << 30;  // checkpoints only when asked, or at close
-    o.checkpoint_interval_ms = 0;
-    return o;
-  }
-
   static CollectionSpec Spec() {
     CollectionSpec spec{"mem", SchemaRef::Parse(kSchema).value(), {}, kDim, "l2", "en", ""};
     spec.graph_fields = {"team", "agent_id", "topics"};
@@ -145,7 +122,6 @@ class GraphFieldsTest : public ::testing::Test {
     return recall / kQueries;
   }
 
-  fs::path dir_;
   std::map<std::string, Stored> records_;
   std::vector<std::string> pending_;
 };
@@ -213,13 +189,9 @@ TEST_F(GraphFieldsTest, FarFiltersSurviveMovesDeletesReopenAndReplay) {
     for (int i = 500; i < 700; ++i) Write("a0-" + std::to_string(i), 0, 1, rng);
     for (int i = 0; i < 100; ++i) Write("new-" + std::to_string(i), 0, 0, rng);
     Flush(e);
-    const fs::path copy = dir_.string() + "-copy";
-    fs::create_directories(copy);
-    for (const fs::directory_entry& f : fs::directory_iterator(dir_)) {
-      if (f.path().filename() != "LOCK") fs::copy(f.path(), copy / f.path().filename());
-    }
+    CopyAsCrashed();
   }
-  StatusOr<std::unique_ptr<Engine>> replayed = Engine::Open(dir_.string() + "-copy", Quiet());
+  StatusOr<std::unique_ptr<Engine>> replayed = Engine::Open(copy().string(), Quiet());
   ASSERT_TRUE(replayed.ok()) << replayed.status().message();
   EXPECT_EQ((*replayed)->recovery().replayed, 300u);
   EXPECT_GE(FarSearches(**replayed, false), 0.95);

@@ -285,6 +285,8 @@ StatusOr<std::shared_ptr<Collection>> Engine::Impl::Load(const storage::Collecti
   }
   const SnapshotUse vector_use =
       Install(*c, vector_snapshot, std::move(vector_index), c->vector_index_for_load());
+  // The 8-bit copy is not in the image: built from the loaded floats.
+  if (vector_use.loaded && c->spec().quantization == "int8") c->vector_index_for_load()->Quantize();
   if (vector_snapshot && !vector_use.loaded) {
     records.clear();  // the vector snapshot is not used: every record's vector is needed
     imaged = 0;

@@ -88,6 +88,7 @@ json::Value VectorExplainJson(const VectorRun& run, std::size_t fetch_k, vector:
   out["fetch_k"] = fetch_k;
   out["hits"] = run.hits.size();
   out["metric"] = vector::MetricName(metric);
+  out["quantized"] = e.quantized;
   out["allowed"] = e.allowed;
   if (scoped_live) {
     out["plan"] = nullptr;

@@ -60,7 +60,7 @@ json::Value FilterExplain(const filter::CompiledFilter& filter, FilterMode mode,
 // candidates are null: pruning makes them depend on the whole index.
 json::Value TextExplain(const TextRun& run, std::size_t fetch_k, double max_bm25, bool work);
 
-// {"fetch_k", "hits", "metric", "plan", "reason", "live", "allowed",
+// {"fetch_k", "hits", "metric", "quantized", "plan", "reason", "live", "allowed",
 //  "selectivity", "local_selectivity" (null when neither sampled nor walked), "ef",
 //  "distances", "micros"}: VectorExplain's fields. With `scoped_live` (the
 // caller's readable records with vectors) "live" is that and selectivity

@@ -185,6 +185,16 @@ test("records", async () => {
   await call("POST", `${r}:delete`, { template: `${t}:delete`, status: 400, body: {} });
 });
 
+test("quantized vectors", async () => {
+  const c = "/v1/collections";
+  const created = await call("POST", c, { status: 201, body: { name: "qv", schema: "preset:notes",
+    vector: { dim: 4, metric: "l2", quantization: "int8" } } });
+  assert.equal(created.body.vector.quantization, "int8");
+  await call("POST", c, { status: 400, body: { name: "qv2", schema: "preset:notes",
+    vector: { dim: 4, quantization: "int4" } } });
+  await call("DELETE", `${c}/qv`, { template: `${c}/{name}`, status: 200 });
+});
+
 test("graph fields", async () => {
   const c = "/v1/collections";
   const created = await call("POST", c, { status: 201, body: { name: "gf", schema: "preset:notes",

@@ -32,7 +32,19 @@ TEST_F(EngineCliWrite, CreateMakesTheStoreDirectoryAndListsTheCollection) {
   ASSERT_EQ(list.code, 0) << list.err;
   EXPECT_EQ(ParseJson(list), Json::parse(R"({"collections":[{"name":"lore","records":0,)"
                                          R"("text":[{"name":"text","weight":1.0}],)"
-                                         R"("vectors":{"dim":4,"metric":"cosine"}}]})"));
+                                         R"("vectors":{"dim":4,"metric":"cosine",)"
+                                         R"("quantization":"none"}}]})"));
+}
+
+TEST_F(EngineCliWrite, CreateTakesAQuantization) {
+  const std::string db = (dir_ / "q").string();
+  std::vector<std::string> args = CreateArgs(db);
+  std::replace(args.begin(), args.end(), std::string("4:cosine"), std::string("4:l2:int8"));
+  Result r = Engram(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  Result list = Engram({"collection", "list", "--db", db});
+  ASSERT_EQ(list.code, 0) << list.err;
+  EXPECT_NE(list.out.find(", vectors 4:l2:int8"), std::string::npos) << list.out;
 }
 
 TEST_F(EngineCliWrite, CreateRejectsBadSpecs) {
@@ -55,6 +67,9 @@ TEST_F(EngineCliWrite, CreateRejectsBadSpecs) {
       {{"--name", "lore", "--schema", schema, "--text", "min_level"}, 1, "declared int"},
       {{"--name", "lore", "--schema", schema, "--vectors", "4:hamming"}, 1, "hamming"},
       {{"--name", "lore", "--schema", schema, "--vectors", "four"}, 2, "DIM:METRIC"},
+      {{"--name", "lore", "--schema", schema, "--vectors", "4:cosine:int4"},
+       1,
+       "unknown quantization 'int4' (none, int8)"},
       {{"--name", "lore", "--schema", schema, "--text", "text:heavy"}, 2, "weight"},
       {{"--name", "lore", "--schema", (dir_ / "missing.json").string(), "--text", "text"},
        2,

@@ -76,11 +76,18 @@ TEST_F(ServerHttpTest, CollectionsLifecycle) {
            {{"name", "lore"},
             {"schema", {{"fields", {{{"name", "level"}, {"type", "int"}, {"optional", true}}}}}},
             {"text", {{{"name", "text"}, {"weight", 2}}}},
-            {"vector", {{"dim", 4}, {"metric", "l2"}}},
+            {"vector", {{"dim", 4}, {"metric", "l2"}, {"quantization", "int8"}}},
             {"language", "none"}},
            "");
   ASSERT_EQ(inline_schema.status, 201) << inline_schema.body.dump();
   EXPECT_EQ(inline_schema.body["vector"]["dim"], 4);
+  EXPECT_EQ(inline_schema.body["vector"]["quantization"], "int8");
+  ExpectProblem(Post("/v1/collections",
+                     {{"name", "x"},
+                      {"schema", "preset:notes"},
+                      {"vector", {{"dim", 4}, {"quantization", "int4"}}}},
+                     ""),
+                400, "request.invalid", "$.vector.quantization");
   EXPECT_EQ(inline_schema.body["text"][0]["weight"], 2.0);
   Reply bad_schema = Post("/v1/collections",
                           {{"name", "x"},

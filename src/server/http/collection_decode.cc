@@ -136,6 +136,7 @@ Decoded<CollectionSpec> DecodeCollectionSpec(const json& body, const Limits& /*l
     std::vector<TextFieldSpec> text;
     std::size_t vector_dim = 0;
     std::string metric = "cosine";
+    std::string quantization = "none";
     std::string language = "en";
     std::string time_field;
     std::optional<std::string> ttl_field;
@@ -195,6 +196,7 @@ Decoded<CollectionSpec> DecodeCollectionSpec(const json& body, const Limits& /*l
     ObjectReader v(*vector, r.PathOf("vector"));
     if (v.Require("dim")) v.Size("dim", &spec.vector_dim, 1, 65536);
     v.Enum("metric", &spec.metric, {"cosine", "dot", "l2"});
+    v.Enum("quantization", &spec.quantization, {"none", "int8"});
     if (!v.Finish()) r.Fail(v.problem());
   }
   r.Enum("language", &spec.language, {"en", "nl", "none"});
@@ -248,6 +250,7 @@ Decoded<CollectionSpec> DecodeCollectionSpec(const json& body, const Limits& /*l
   out.dedup = dedup;
   out.graph_fields = std::move(graph_fields);
   out.graph_min_records = graph_min_records;
+  out.quantization = spec.quantization;
   return out;
 }
 

@@ -19,7 +19,10 @@ nlohmann::json CollectionJson(const CollectionInfo& info) {
                       {"last_hit_field", spec.last_hit_field},
                       {"hits_tallied", info.hits_tallied},
                       {"hits_dropped", info.hits_dropped}};
-  if (spec.vector_dim > 0) c["vector"] = {{"dim", spec.vector_dim}, {"metric", spec.metric}};
+  if (spec.vector_dim > 0) {
+    c["vector"] = {
+        {"dim", spec.vector_dim}, {"metric", spec.metric}, {"quantization", spec.quantization}};
+  }
   if (!spec.graph_fields.empty()) {
     c["graph_fields"] = spec.graph_fields;
     c["graph_min_records"] = spec.graph_min_records;
