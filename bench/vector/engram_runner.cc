@@ -51,6 +51,7 @@ BuildInfo EngramSystem::Build(std::size_t threads) {
   o.metric = d.cosine ? vector::Metric::kCosine : vector::Metric::kL2;
   o.hnsw.m = s_->params.m;
   o.hnsw.ef_construction = s_->params.ef_construction;
+  o.quantize = s_->params.quantize;
   std::vector<std::uint32_t> ids(d.n());
   for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<std::uint32_t>(i);
   if (s_->value_graph_min > 0) o.value_graph_min = s_->value_graph_min;
@@ -151,6 +152,17 @@ std::vector<Variant> EngramSystem::Variants() {
   Variant graph = make("graph", vector::VectorPlan::kGraph);
   graph.sweep = s->params.efs;
   out.push_back(std::move(graph));
+  if (s->params.quantize) {  // the same graph walked on its floats
+    Variant floats = make("graph floats", vector::VectorPlan::kGraph);
+    floats.sweep = s->params.efs;
+    floats.filtered = false;
+    const auto set_ef = floats.set_ef;
+    floats.set_ef = [s, set_ef](std::size_t ef) {
+      set_ef(ef);
+      s->options.quantized = false;
+    };
+    out.push_back(std::move(floats));
+  }
   Variant two_hop = make("graph_two_hop", vector::VectorPlan::kGraphTwoHop);
   two_hop.sweep = s->params.efs;
   two_hop.filters_only = true;

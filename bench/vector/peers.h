@@ -35,6 +35,7 @@ struct HnswParams {
   std::size_t ef_construction = 200;
   std::size_t k = 10;
   std::vector<std::size_t> efs;  // the ef sweep
+  bool quantize = false;         // engram: VectorIndexOptions::quantize (--sq8)
 };
 
 class FaissPeers {

@@ -147,4 +147,68 @@ const Point* BestRecall(const std::vector<Point>& points, const std::string& sys
   return best;
 }
 
+std::vector<Interleaved> RunInterleaved(const CaseView& view, std::vector<Variant>& variants,
+                                        const std::vector<Point>& points, double recall,
+                                        std::size_t rounds, const SweepOptions& options) {
+  std::vector<Interleaved> rows;
+  std::vector<Variant*> timed;
+  for (Variant& v : variants) {
+    if (const Point* p = BestAtRecall(points, v.system, v.mode, recall)) {
+      rows.push_back({*p, {}});
+      timed.push_back(&v);
+    }
+  }
+  const std::size_t nq = view.data->nq();
+  std::vector<std::uint32_t> out;
+  for (std::size_t round = 0; round < rounds; ++round) {
+    for (std::size_t i = 0; i < timed.size(); ++i) {
+      const std::size_t at = (i + round) % timed.size();
+      Variant& v = *timed[at];
+      if (v.prepare) v.prepare(view);
+      if (v.set_ef) v.set_ef(rows[at].point.ef);
+      double seconds = 0;
+      std::size_t passes = 0;
+      while (passes < options.max_passes && seconds < options.min_seconds) {
+        auto t0 = Clock::now();
+        const double c0 = ThreadCpuSeconds();
+        for (std::size_t q = 0; q < nq; ++q) {
+          out.clear();
+          (void)v.search(q, &out, false);
+        }
+        seconds += options.cpu_clock ? ThreadCpuSeconds() - c0 : Since(t0);
+        ++passes;
+      }
+      rows[at].qps.push_back(static_cast<double>(nq * passes) / seconds);
+    }
+  }
+  return rows;
+}
+
+std::string InterleavedTable(const std::vector<Interleaved>& rows, const std::string& reference) {
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
+  };
+  const Interleaved* ref = nullptr;
+  for (const Interleaved& r : rows) {
+    if (r.point.system + (r.point.mode.empty() ? "" : " " + r.point.mode) == reference) ref = &r;
+  }
+  std::string out = fmt::format(
+      "| variant | ef | recall | QPS, median of {} rounds | / {}: median (min-max) |\n"
+      "|---|---:|---:|---:|---|\n",
+      rows.empty() ? 0 : rows[0].qps.size(), reference);
+  for (const Interleaved& r : rows) {
+    std::string ratio = "–";
+    if (ref != nullptr && &r != ref) {
+      std::vector<double> ratios;
+      for (std::size_t i = 0; i < r.qps.size(); ++i) ratios.push_back(r.qps[i] / ref->qps[i]);
+      const auto [lo, hi] = std::minmax_element(ratios.begin(), ratios.end());
+      ratio = fmt::format("{:.2f}x ({:.2f}-{:.2f})", median(ratios), *lo, *hi);
+    }
+    out += fmt::format("| {} {} | {} | {:.3f} | {:.0f} | {} |\n", r.point.system, r.point.mode,
+                       r.point.ef, r.point.recall, median(r.qps), ratio);
+  }
+  return out;
+}
+
 }  // namespace engram::bench

@@ -85,6 +85,25 @@ struct SweepOptions {
 std::vector<Point> RunCase(const CaseView& view, const std::vector<std::vector<Hit>>& truth,
                            std::vector<Variant>& variants, const SweepOptions& options);
 
+// Interleaved rounds (--interleave R): after a case's sweeps, every variant
+// at its fastest point reaching `recall` (BestAtRecall) is timed again for R
+// rounds, each round timing one run of passes (SweepOptions::min_seconds)
+// per variant, the variants' order rotating from round to round. A drift in
+// the machine's speed, which on a shared VM can exceed the differences
+// between systems within one sweep, then falls on every variant alike, and
+// each round gives a ratio of two variants measured side by side.
+struct Interleaved {
+  Point point;              // the sweep point (its ef, recall) timed again
+  std::vector<double> qps;  // one per round, by the clock SweepOptions names
+};
+std::vector<Interleaved> RunInterleaved(const CaseView& view, std::vector<Variant>& variants,
+                                        const std::vector<Point>& points, double recall,
+                                        std::size_t rounds, const SweepOptions& options);
+// A markdown table of the rounds: each variant's ef, recall and median QPS,
+// and its ratio to the variant labelled `reference` (median and range over
+// the rounds), when that one reached the recall.
+std::string InterleavedTable(const std::vector<Interleaved>& rows, const std::string& reference);
+
 // The best QPS among `points` of one variant reaching `recall`; 0 if none.
 const Point* BestAtRecall(const std::vector<Point>& points, const std::string& system,
                           const std::string& mode, double recall);

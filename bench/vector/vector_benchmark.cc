@@ -14,10 +14,13 @@
 //   [--efs 10,16,...] [--m 16] [--ef-construction 200] [--threads 2]
 //   [--seed S] [--min-seconds X] [--max-ms-per-query X] [--clock cpu|wall]
 //   [--systems engram,faiss,hnswlib] [--filters 100%-none,50%-anti,...]
-//   [--json-out FILE] [--value-graphs MIN] [--probe-slack X]
+//   [--json-out FILE] [--value-graphs MIN] [--probe-slack X] [--sq8] [--interleave R]
 //   (--value-graphs: engram's records carry their labels as keys, labels of
 //   at least MIN records get value graphs, label filters come with covers;
-//   --probe-slack: PlannerConstants::probe_slack for engram's variants)
+//   --probe-slack: PlannerConstants::probe_slack for engram's variants;
+//   --sq8: engram's index quantised (VectorIndexOptions::quantize), with a
+//   variant walking its floats on the same graph; --interleave R: after each
+//   case, R interleaved rounds of every variant at recall >= 0.95, sweep.h)
 //   or, to fit the planner's constants on one dataset and seed (fit.h):
 //   --fit --datasets NAME [--seed S] [--fit-walk-costs 6,9,...] [--fit-efs 32,48,...]
 #include <algorithm>
@@ -72,6 +75,7 @@ struct Options {
   bool fitting = false;              // --fit: fit the planner's constants on the one dataset given
   std::size_t value_graph_min = 0;   // --value-graphs (0: none)
   double probe_slack = 0;            // --probe-slack (0: the built-in one)
+  std::size_t interleave = 0;        // --interleave R: rounds (sweep.h RunInterleaved)
   FitGrid fit;
 };
 
@@ -108,7 +112,15 @@ std::vector<Point> RunFilters(const Options& o, const Dataset& d, std::vector<Va
     const auto truth = ExactTopK(d, ptrs, o.hnsw.k, o.threads, o.work,
                                  fmt::format("{}-seed{}", spec.Name(), o.seed));
     CaseView view{&d, spec, &allowed};
-    for (Point& p : RunCase(view, truth, variants, o.sweep)) points.push_back(std::move(p));
+    std::vector<Point> swept = RunCase(view, truth, variants, o.sweep);
+    if (o.interleave > 0) {
+      fmt::print(
+          "\n#### {} {}: {} interleaved rounds at recall >= 0.95\n\n{}\n", d.name, spec.Name(),
+          o.interleave,
+          InterleavedTable(RunInterleaved(view, variants, swept, 0.95, o.interleave, o.sweep),
+                           "hnswlib (unfiltered)"));
+    }
+    for (Point& p : swept) points.push_back(std::move(p));
   }
   return points;
 }
@@ -211,6 +223,10 @@ Options ParseArgs(int argc, char** argv) {
       o.filters = args.List();
     } else if (args.Is("--value-graphs")) {
       o.value_graph_min = std::stoul(args.Value());
+    } else if (args.Is("--sq8")) {
+      o.hnsw.quantize = true;
+    } else if (args.Is("--interleave")) {
+      o.interleave = std::stoul(args.Value());
     } else if (args.Is("--probe-slack")) {
       o.probe_slack = std::stod(args.Value());
     } else if (args.Is("--fit")) {
