@@ -38,6 +38,12 @@ float InnerProduct(const float* a, const float* b, std::size_t dim) {
   return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
 }
 
+std::int32_t DotCodes(const std::int16_t* q, const std::uint8_t* code, std::size_t dim) {
+  std::int32_t s = 0;
+  for (std::size_t i = 0; i < dim; ++i) s += std::int32_t{q[i]} * code[i];
+  return s;
+}
+
 namespace {
 float CosineDistance(const float* a, const float* b, std::size_t dim) {
   return 1.0f - InnerProduct(a, b, dim);
@@ -60,15 +66,17 @@ struct Kernels {
   DistanceFn inner_product;
   DistanceFn cosine;
   DistanceFn dot;
+  DotCodesFn dot_codes;
   std::string_view name;
 };
 
 const Kernels& Active() {
   static const Kernels kernels =
-      Avx2Supported() ? Kernels{avx2::L2Squared, avx2::InnerProduct, avx2::CosineDistance,
-                                avx2::DotDistance, "avx2"}
-                      : Kernels{portable::L2Squared, portable::InnerProduct,
-                                portable::CosineDistance, portable::DotDistance, "portable"};
+      Avx2Supported()
+          ? Kernels{avx2::L2Squared,   avx2::InnerProduct, avx2::CosineDistance,
+                    avx2::DotDistance, avx2::DotCodes,     "avx2"}
+          : Kernels{portable::L2Squared,   portable::InnerProduct, portable::CosineDistance,
+                    portable::DotDistance, portable::DotCodes,     "portable"};
   return kernels;
 }
 
@@ -93,6 +101,10 @@ DistanceFn DistanceFor(Metric metric) {
       return k.l2;
   }
   return k.l2;
+}
+
+DotCodesFn DotCodesKernel() {
+  return Active().dot_codes;
 }
 
 std::string_view KernelName() {

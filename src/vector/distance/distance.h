@@ -6,6 +6,7 @@
 #define ENGRAM_VECTOR_DISTANCE_DISTANCE_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 #include "vector/metric.h"
@@ -23,6 +24,13 @@ float InnerProduct(const float* a, const float* b, std::size_t dim);
 // 1 - InnerProduct for cosine (on normalised vectors), -InnerProduct for dot.
 DistanceFn DistanceFor(Metric metric);
 
+// sum q[i] * code[i] of a 16-bit query and 8-bit codes (quantize/sq8.h),
+// dim a multiple of 16, in 32-bit integers (exact for |q[i]| <= 2047 up to
+// dim 4112): the kernel in use, chosen as the float ones are.
+using DotCodesFn = std::int32_t (*)(const std::int16_t* q, const std::uint8_t* code,
+                                    std::size_t dim);
+DotCodesFn DotCodesKernel();
+
 // "avx2" or "portable": the kernels in use, for explain and benchmarks.
 std::string_view KernelName();
 
@@ -30,6 +38,7 @@ std::string_view KernelName();
 namespace portable {
 float L2Squared(const float* a, const float* b, std::size_t dim);
 float InnerProduct(const float* a, const float* b, std::size_t dim);
+std::int32_t DotCodes(const std::int16_t* q, const std::uint8_t* code, std::size_t dim);
 }  // namespace portable
 
 }  // namespace engram::vector

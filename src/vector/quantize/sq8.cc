@@ -7,8 +7,6 @@
 #include <cmath>
 #include <cstring>
 
-#include "vector/distance/distance_avx2.h"
-
 namespace engram::vector {
 namespace {
 
@@ -26,26 +24,7 @@ RowHeader Header(const std::uint8_t* row) {
   return h;
 }
 
-using DotCodesFn = std::int32_t (*)(const std::int16_t*, const std::uint8_t*, std::size_t);
-
-DotCodesFn ActiveDotCodes() {
-  static const DotCodesFn fn = Avx2Supported() ? avx2::DotCodes : portable::DotCodes;
-  return fn;
-}
-
 }  // namespace
-
-namespace portable {
-std::int32_t DotCodes(const std::int16_t* q, const std::uint8_t* code, std::size_t dim) {
-  std::int32_t s = 0;
-  for (std::size_t i = 0; i < dim; ++i) s += std::int32_t{q[i]} * code[i];
-  return s;
-}
-}  // namespace portable
-
-std::int32_t DotCodes(const std::int16_t* q, const std::uint8_t* code, std::size_t dim) {
-  return ActiveDotCodes()(q, code, dim);
-}
 
 Sq8Codes::Sq8Codes(std::size_t dim, Metric metric)
     : dim_(dim), metric_(metric), stride_((kHeader + dim + 15) / 16 * 16) {}
@@ -99,7 +78,7 @@ Sq8Query Sq8Codes::Prepare(const float* q) const {
 float Sq8Codes::Distance(const Sq8Query& q, std::uint32_t id) const {
   const std::uint8_t* row = Row(id);
   const RowHeader h = Header(row);
-  const float codes = static_cast<float>(ActiveDotCodes()(q.q.data(), row + kHeader, q.q.size()));
+  const float codes = static_cast<float>(dot_(q.q.data(), row + kHeader, q.q.size()));
   const float dot = h.lo * q.sum + h.step * q.inv_scale * codes;
   switch (metric_) {
     case Metric::kCosine:

@@ -19,9 +19,14 @@
 #include <cstdint>
 #include <vector>
 
+#include "vector/distance/distance.h"
 #include "vector/metric.h"
 
 namespace engram::vector {
+
+// The largest magnitude of a prepared query's components: with it the codes'
+// dot product (DotCodesKernel) stays exact in 32 bits up to dim 4112.
+constexpr std::int16_t kQueryMax = 2047;
 
 // A query prepared for Sq8Codes::Distance: rounded to 16-bit integers of at
 // most kQueryMax in magnitude, and its sums.
@@ -61,17 +66,9 @@ class Sq8Codes {
   std::size_t dim_;
   Metric metric_;
   std::size_t stride_;
+  DotCodesFn dot_ = DotCodesKernel();
   std::vector<std::uint8_t> bytes_;
 };
-
-// sum q[i] * code[i] over dim components (dim a multiple of 16, zeros
-// padded), exact in 32-bit integers for |q[i]| <= kQueryMax and dim <= 4112:
-// the kernel chosen at run time (AVX2 where present).
-constexpr std::int16_t kQueryMax = 2047;
-std::int32_t DotCodes(const std::int16_t* q, const std::uint8_t* code, std::size_t dim);
-namespace portable {
-std::int32_t DotCodes(const std::int16_t* q, const std::uint8_t* code, std::size_t dim);
-}  // namespace portable
 
 }  // namespace engram::vector
 
