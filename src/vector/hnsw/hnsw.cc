@@ -139,7 +139,7 @@ HeapItem HnswGraph::GreedyLocked(const float* q, HeapItem cur, int from, int to,
       changed = false;
       CopyLinks(cur.id, level, ctx.links);
       for (std::uint32_t nb : ctx.links) {
-        if (levels[nb] < level) continue;  // a link left by a drop (Hnsw::Drop)
+        if (LevelOf(nb) < level) continue;  // a link left by a drop (Hnsw::Drop)
         const float d = dist(q, store->Get(nb), dim);
         if (d < cur.distance) {
           cur = {d, nb};
@@ -190,7 +190,7 @@ void HnswGraph::SearchLayerLocked(const float* q, HeapItem ep, std::size_t ef, i
         __builtin_prefetch(&ctx.marks[ctx.links[j + 1]]);
         __builtin_prefetch(store->Get(ctx.links[j + 1]));
       }
-      if (ctx.Visited(nb) || levels[nb] < level) continue;  // levels: see GreedyLocked
+      if (ctx.Visited(nb) || LevelOf(nb) < level) continue;  // levels: see GreedyLocked
       ctx.Visit(nb);
       const float d = dist(q, store->Get(nb), dim);
       if (ctx.top.size() < ef || d < lower) {
@@ -207,16 +207,13 @@ void HnswGraph::SearchLayerLocked(const float* q, HeapItem ep, std::size_t ef, i
             [](const HeapItem& a, const HeapItem& b) { return a.distance < b.distance; });
 }
 
-// Sets the links of `id` on `level` to `selected` and adds `id` to each of
-// theirs, shrinking a full list with the heuristic.
-void HnswGraph::Connect(std::uint32_t id, int level, const std::vector<HeapItem>& selected,
-                        std::vector<HeapItem>& scratch) {
+// Adds `id` to the links on `level` of each of `selected` (its own links
+// there, already set), shrinking a full list with the heuristic.
+void HnswGraph::LinkBack(std::uint32_t id, int level, const std::vector<HeapItem>& selected,
+                         std::vector<HeapItem>& scratch) {
   const std::size_t dim = store->dim();
   const DistanceFn dist = store->distance_fn();
   const std::size_t max = MaxLinks(level);
-  Lock(id);
-  SetLinks(id, level, selected);
-  Unlock(id);
   for (const HeapItem& s : selected) {
     Lock(s.id);
     std::uint32_t* l = Links(s.id, level);
@@ -284,7 +281,8 @@ void HnswGraph::InsertNode(std::uint32_t id) {
   if (was == HnswGraph::kAbsent) {
     level = g.RandomLevel(id);
     g.Lock(id);
-    g.levels[id] = static_cast<std::int8_t>(level);
+    std::atomic_ref<std::int8_t>(g.levels[id])
+        .store(static_cast<std::int8_t>(level), std::memory_order_relaxed);
     g.upper[id].assign(std::size_t(level) * (g.m + 1), 0);
     g.stamps_upper[id].assign(std::size_t(level) * g.m, 0);
     g.level0[std::size_t{id} * g.stride0] = 0;
@@ -312,15 +310,27 @@ void HnswGraph::InsertNode(std::uint32_t id) {
   std::unique_ptr<SearchContext> ctx = g.AcquireContext();
   HeapItem ep{dist(q, g.store->Get(top_node), dim), top_node};
   ep = g.GreedyLocked(q, ep, top_level, level, *ctx);
-  std::vector<HeapItem> selected;
-  std::vector<HeapItem> scratch;
-  for (int lc = std::min(level, top_level); lc >= 0; --lc) {
+  // The node's own links are set on every level before any other node links
+  // to it: a new node is reached only through those links, so another
+  // insert never starts a level's search from it while its list there is
+  // still empty (it would keep the node as its only neighbour, and then lose
+  // its own link back when the list is set: a node no walk reaches).
+  const int linked_levels = std::min(level, top_level) + 1;
+  std::vector<std::vector<HeapItem>> selected(static_cast<std::size_t>(linked_levels));
+  for (int lc = linked_levels - 1; lc >= 0; --lc) {
     g.SearchLayerLocked(q, ep, g.options.ef_construction, lc, id, *ctx);
     if (ctx->top.empty()) continue;
     ep = ctx->top[0];
-    selected = ctx->top;
-    g.SelectNeighbors(selected, g.m);
-    g.Connect(id, lc, selected, scratch);
+    std::vector<HeapItem>& chosen = selected[static_cast<std::size_t>(lc)];
+    chosen = ctx->top;
+    g.SelectNeighbors(chosen, g.m);
+    g.Lock(id);
+    g.SetLinks(id, lc, chosen);
+    g.Unlock(id);
+  }
+  std::vector<HeapItem> scratch;
+  for (int lc = linked_levels - 1; lc >= 0; --lc) {
+    g.LinkBack(id, lc, selected[static_cast<std::size_t>(lc)], scratch);
   }
   g.ReleaseContext(std::move(ctx));
   if (level > top_level) {

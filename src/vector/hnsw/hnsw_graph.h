@@ -87,6 +87,12 @@ struct HnswGraph {
   std::vector<std::uint32_t> level0;              // capacity x stride0
   std::vector<std::vector<std::uint32_t>> upper;  // per node: level x (1 + m)
   std::vector<std::int8_t> levels;                // -1: not in the graph
+  // A level read through a link while inserts run: the link may be a stale
+  // one (Hnsw::Drop) to a number another insert is giving its level now.
+  int LevelOf(std::uint32_t id) const {
+    return std::atomic_ref<std::int8_t>(const_cast<std::int8_t&>(levels[id]))
+        .load(std::memory_order_relaxed);
+  }
   // Incarnations: a number may be dropped and taken by another record
   // (Hnsw::Drop). Each link carries the incarnation of its target when it
   // was made; one whose stamp is not its target's incarnation now was made
@@ -167,8 +173,8 @@ struct HnswGraph {
   HeapItem GreedyLocked(const float* q, HeapItem cur, int from, int to, SearchContext& ctx);
   void SearchLayerLocked(const float* q, HeapItem ep, std::size_t ef, int level, std::uint32_t self,
                          SearchContext& ctx);
-  void Connect(std::uint32_t id, int level, const std::vector<HeapItem>& selected,
-               std::vector<HeapItem>& scratch);
+  void LinkBack(std::uint32_t id, int level, const std::vector<HeapItem>& selected,
+                std::vector<HeapItem>& scratch);
   // Insert with resize_mutex held shared and capacity > id.
   void InsertNode(std::uint32_t id);
   // hnsw_repair.cc: re-links the neighbours of removed nodes, drops them.
