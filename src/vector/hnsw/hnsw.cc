@@ -5,7 +5,9 @@
 // overflow shrunk with the same heuristic. Locking after hnswlib: each link
 // list is read and written under its node's spinlock, only one held at a
 // time (so no lock order can deadlock); the entry-point mutex is held for a
-// whole insert only by a node that will become the new top.
+// whole insert only by a node that will become the new top. Where hnswlib
+// holds a new node's lock for its whole insert, here the node sets its own
+// lists on every level before any node links back to it (InsertNode).
 #include "vector/hnsw/hnsw.h"
 
 #include <algorithm>
