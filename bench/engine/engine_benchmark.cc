@@ -74,10 +74,6 @@ struct Options {
   std::string reopen;     // non-empty: only time Engine::Open of this store (profiling)
 };
 
-double Seconds(Clock::time_point since) {
-  return std::chrono::duration<double>(Clock::now() - since).count();
-}
-
 struct IngestRun {
   std::string name, indexes;
   std::size_t records = 0;
@@ -117,7 +113,7 @@ IngestRun IngestEngine(const Options& o, const std::string& name, const std::str
     const auto t0 = Clock::now();
     const double c0 = CpuSeconds();
     WriteResult r = Must(engine->Upsert(kDebianCollection, views), "upsert");
-    const double s = Seconds(t0);
+    const double s = SecondsSince(t0);
     run.cpu += CpuSeconds() - c0;
     if (r.rejected) {
       throw std::runtime_error(
@@ -156,7 +152,7 @@ IngestRun IngestStore(const Options& o, const std::string& dir, const Workload& 
     const auto t0 = Clock::now();
     const double c0 = CpuSeconds();
     Must(store->Apply(kDebianCollection, batch), "apply");
-    const double s = Seconds(t0);
+    const double s = SecondsSince(t0);
     run.cpu += CpuSeconds() - c0;
     run.seconds += s;
     run.records += end - begin;
@@ -191,7 +187,7 @@ void Reopen(const Options& o) {
   const auto t0 = Clock::now();
   const double c0 = CpuSeconds();
   std::unique_ptr<Engine> engine = Must(Engine::Open(o.reopen, eo), "open " + o.reopen);
-  std::cout << fmt::format("Engine::Open {}: {:.2f} s, {:.2f} CPU s\n", o.reopen, Seconds(t0),
+  std::cout << fmt::format("Engine::Open {}: {:.2f} s, {:.2f} CPU s\n", o.reopen, SecondsSince(t0),
                            CpuSeconds() - c0);
 }
 
@@ -239,17 +235,17 @@ void Run(const Options& o) {
   auto t0 = Clock::now();
   double c0 = CpuSeconds();
   Must(engine->Checkpoint(kDebianCollection), "checkpoint");
-  const double checkpoint_s = Seconds(t0), checkpoint_cpu = CpuSeconds() - c0;
+  const double checkpoint_s = SecondsSince(t0), checkpoint_cpu = CpuSeconds() - c0;
   t0 = Clock::now();
   c0 = CpuSeconds();
   engine.reset();
-  const double close_s = Seconds(t0), close_cpu = CpuSeconds() - c0;
+  const double close_s = SecondsSince(t0), close_cpu = CpuSeconds() - c0;
   Engine::Options eo;
   eo.threads = o.threads;
   t0 = Clock::now();
   c0 = CpuSeconds();
   engine = Must(Engine::Open(dir, eo), "reopen");
-  const double reopen_s = Seconds(t0), reopen_cpu = CpuSeconds() - c0;
+  const double reopen_s = SecondsSince(t0), reopen_cpu = CpuSeconds() - c0;
   const CollectionInfo info = Must(engine->DescribeCollection(kDebianCollection), "describe");
   std::cout
       << "\n## Checkpoint and reopen\n\n| step | seconds | CPU s | note |\n"
@@ -289,7 +285,7 @@ void Run(const Options& o) {
     t0 = Clock::now();
     c0 = CpuSeconds();
     engine = Must(Engine::Open(dir, eo), "reopen (rebuild)");
-    const double rebuild_s = Seconds(t0), rebuild_cpu = CpuSeconds() - c0;
+    const double rebuild_s = SecondsSince(t0), rebuild_cpu = CpuSeconds() - c0;
     std::cout << fmt::format(
         "\nEngine::Open with both snapshots spoilt (rebuild from the records): {:.2f} s "
         "({:.2f} CPU s); load average {}\n\n",

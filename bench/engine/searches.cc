@@ -13,16 +13,13 @@
 #include <time.h>
 
 #include "common/format.h"
+#include "common/measure.h"
 #include "common/must.h"
 
 namespace engram::bench {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double Seconds(Clock::time_point since) {
-  return std::chrono::duration<double>(Clock::now() - since).count();
-}
 
 // CPU seconds of the calling thread: a search's own cost, without the time
 // it waited for a core.
@@ -98,7 +95,7 @@ SearchRow RunSearches(const Engine& engine, const Workload& w,
       const double c0 = ThreadCpuSeconds();
       SearchResponse r = Must(engine.Search(kDebianCollection, req), "search");
       cpu_us.push_back((ThreadCpuSeconds() - c0) * 1e6);
-      us.push_back(Seconds(t0) * 1e6);
+      us.push_back(SecondsSince(t0) * 1e6);
       if (r.hits.empty() && want > 0) ++row.short_results;
     }
   }

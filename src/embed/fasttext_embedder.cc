@@ -1,5 +1,6 @@
 #include "embed/fasttext_embedder.h"
 
+#include <filesystem>
 #include <sstream>
 #include <stdexcept>
 
@@ -15,11 +16,6 @@ namespace {
 
 // Large public models (cc.en.300.bin) are about 7 GB.
 constexpr std::size_t kMaxFastTextBytes = std::size_t{16} << 30;
-
-std::string BaseName(const std::string& path) {
-  const std::size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
 
 }  // namespace
 
@@ -38,8 +34,8 @@ StatusOr<std::unique_ptr<FastTextEmbedder>> FastTextEmbedder::Open(const std::st
   const int dim = out->model_->getDimension();
   if (dim <= 0)
     return Status::InvalidArgument("fasttext: " + path + ": dimension " + std::to_string(dim));
-  out->identity_ = {"fasttext", BaseName(path), static_cast<std::size_t>(dim),
-                    "sha256:" + Hex(fingerprint)};
+  out->identity_ = {"fasttext", std::filesystem::path(path).filename().string(),
+                    static_cast<std::size_t>(dim), "sha256:" + Hex(fingerprint)};
   return out;
 }
 

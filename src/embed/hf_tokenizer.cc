@@ -17,9 +17,10 @@
 #include "embed/hf_text.h"
 
 namespace engram::embed {
-namespace {
+namespace hf {
 
-// A byte trie over added-token contents for leftmost-longest matching.
+// A byte trie over added-token contents for leftmost-longest matching. (In
+// a named namespace: Impl, which has external linkage, holds two.)
 class TokenTrie {
  public:
   TokenTrie() : nodes_(1) {}
@@ -57,13 +58,13 @@ class TokenTrie {
   std::vector<Node> nodes_;
 };
 
-}  // namespace
+}  // namespace hf
 
 struct HfTokenizer::Impl {
   // What tokenizer.json says: model, added tokens, normalizer,
   // pre-tokenizer, truncation.
   hf::TokenizerJson json;
-  TokenTrie raw_trie, normalized_trie;
+  hf::TokenTrie raw_trie, normalized_trie;
   std::size_t token_count = 0;
   std::uint32_t max_id = 0;
   std::size_t median_length = 0;
@@ -72,7 +73,7 @@ struct HfTokenizer::Impl {
 
   // Splits `s` at the tokens of `trie` (find_matches in added_vocabulary.rs):
   // appends (text, token index or -1, offset of the text in `s`).
-  void SplitAdded(std::string_view s, const TokenTrie& trie,
+  void SplitAdded(std::string_view s, const hf::TokenTrie& trie,
                   std::vector<std::tuple<std::string_view, std::int64_t, std::size_t>>* out) const;
   void Tokenize(std::string_view word, std::vector<std::uint32_t>* ids) const {
     std::visit([&](const auto& m) { m.Tokenize(word, ids); }, json.model);
@@ -126,7 +127,7 @@ StatusOr<HfTokenizer> HfTokenizer::Parse(std::string_view json_text, std::string
 }
 
 void HfTokenizer::Impl::SplitAdded(
-    std::string_view s, const TokenTrie& trie,
+    std::string_view s, const hf::TokenTrie& trie,
     std::vector<std::tuple<std::string_view, std::int64_t, std::size_t>>* out) const {
   auto last_char = [](std::string_view t) { return hf::DecodeUtf8(t).back(); };
   std::size_t start_offset = 0;

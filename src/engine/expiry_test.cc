@@ -30,8 +30,8 @@ using testing::SearchedIds;
 const Clock::time_point kExpiry =
     std::chrono::sys_days{std::chrono::year(2026) / 3 / 1} + std::chrono::hours(12);
 
-std::string Note(const std::string& id, const std::string& agent, const std::string& scope,
-                 const std::string& expires) {
+std::string ExpiringNote(const std::string& id, const std::string& agent, const std::string& scope,
+                         const std::string& expires) {
   return R"({"id":")" + id + R"(","content":"the river mill at dawn","type":"fact","scope":")" +
          scope + R"(","agent_id":")" + agent + R"(","importance":0.5,"confidence":0.9,)" +
          R"("updated_at":"2026-01-01T10:00:00Z")" +
@@ -56,10 +56,10 @@ class ExpiryTest : public ::testing::Test {
     // e1 expires at kExpiry exactly, e2 a microsecond later, e0 an hour
     // earlier; n1 never. e1 is alice's, shared with the project.
     const std::vector<std::string> notes = {
-        Note("e0", "alice", "agent_private", "2026-03-01T11:00:00Z"),
-        Note("e1", "alice", "project_shared", "2026-03-01T12:00:00Z"),
-        Note("e2", "alice", "agent_private", "2026-03-01T12:00:00.000001Z"),
-        Note("n1", "alice", "project_shared", "")};
+        ExpiringNote("e0", "alice", "agent_private", "2026-03-01T11:00:00Z"),
+        ExpiringNote("e1", "alice", "project_shared", "2026-03-01T12:00:00Z"),
+        ExpiringNote("e2", "alice", "agent_private", "2026-03-01T12:00:00.000001Z"),
+        ExpiringNote("n1", "alice", "project_shared", "")};
     std::vector<std::string_view> views(notes.begin(), notes.end());
     StatusOr<WriteResult> w = engine_->Upsert("notes", views);
     ASSERT_TRUE(w.ok() && !w->rejected) << (w.ok() ? w->rejected->message : "");

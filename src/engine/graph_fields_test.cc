@@ -16,6 +16,7 @@
 
 namespace engram {
 namespace {
+namespace graph_fields_test {
 
 constexpr std::size_t kDim = 8;
 constexpr int kPerAgent = 4000;
@@ -198,5 +199,6 @@ TEST_F(GraphFieldsTest, FarFiltersSurviveMovesDeletesReopenAndReplay) {
   EXPECT_GE(FarSearches(**replayed, true), 0.95);
 }
 
+}  // namespace graph_fields_test
 }  // namespace
 }  // namespace engram

@@ -16,6 +16,7 @@
 
 namespace engram {
 namespace {
+namespace quantization_test {
 
 constexpr std::size_t kDim = 16;
 constexpr const char* kSchema = R"({"fields":[{"name":"kind","type":"string","optional":true}]})";
@@ -147,5 +148,6 @@ TEST_F(QuantizationTest, SurvivesReopenAndReplay) {
   EXPECT_GE(Recall(**replayed), 0.95);
 }
 
+}  // namespace quantization_test
 }  // namespace
 }  // namespace engram

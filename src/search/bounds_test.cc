@@ -12,6 +12,7 @@
 
 namespace engram::search {
 namespace {
+namespace bounds_test {
 
 using testing::CompileFilter;
 using testing::ParseText;
@@ -109,5 +110,6 @@ TEST(SearchBounds, ADeadlineGivesTheFullAnswerOrDeadlineExceeded) {
   }
 }
 
+}  // namespace bounds_test
 }  // namespace
 }  // namespace engram::search

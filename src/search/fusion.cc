@@ -20,10 +20,6 @@ std::size_t BestRank(const Hit& h) {
   return best;
 }
 
-std::string Num(double x) {
-  return json::Value(x).dump();
-}
-
 double Similarity(const Hit& h, vector::Metric metric) {
   return VectorSimilarity(metric, h.distance.value_or(0));
 }
@@ -91,14 +87,16 @@ Status CheckFusion(const Fusion& f) {
   for (const auto& [name, w] : {std::pair("text", f.text_weight), {"vector", f.vector_weight}}) {
     if (!std::isfinite(w) || w < 0 || w > 1e6) {
       return Status::InvalidArgument(std::string("fusion.weights.") + name +
-                                     ": must be a number within [0, 1000000], got " + Num(w));
+                                     ": must be a number within [0, 1000000], got " +
+                                     json::Dump(w));
     }
   }
   if (f.text_weight == 0 && f.vector_weight == 0) {
     return Status::InvalidArgument("fusion.weights: text and vector cannot both be 0");
   }
   if (!(f.alpha >= 0 && f.alpha <= 1)) {
-    return Status::InvalidArgument("fusion.alpha: must be within [0, 1], got " + Num(f.alpha));
+    return Status::InvalidArgument("fusion.alpha: must be within [0, 1], got " +
+                                   json::Dump(f.alpha));
   }
   return Status::Ok();
 }

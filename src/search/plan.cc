@@ -21,10 +21,6 @@ constexpr std::string_view kPostReason =
     "post: requested (seed 004's mode: the filter drops candidates generated without it, so "
     "fewer than k may remain)";
 
-std::string Num(double x) {
-  return json::Value(x).dump();
-}
-
 Status Invalid(std::string message) {
   return Status::InvalidArgument(std::move(message));
 }
@@ -42,7 +38,7 @@ Status ValidateRanking(const index::MetadataIndex& metadata, const Ranking& rank
       return Invalid("decay: offset must be a duration >= 0");
     }
     if (!(d->floor >= 0 && d->floor <= 1)) {
-      return Invalid("decay: floor must be within [0, 1], got " + Num(d->floor));
+      return Invalid("decay: floor must be within [0, 1], got " + json::Dump(d->floor));
     }
   }
   if (const std::optional<Boost>& b = ranking.boost) {
@@ -51,7 +47,7 @@ Status ValidateRanking(const index::MetadataIndex& metadata, const Ranking& rank
       return Invalid("boost: the field must be an int or float field of the schema");
     }
     if (!std::isfinite(b->weight) || b->weight < 0) {
-      return Invalid("boost: weight must be a finite number >= 0, got " + Num(b->weight));
+      return Invalid("boost: weight must be a finite number >= 0, got " + json::Dump(b->weight));
     }
   }
   return Status::Ok();
@@ -104,7 +100,7 @@ Status PlanSearch(const CollectionView& c, const Request& r, Plan* plan) {
   }
   if (r.threshold) {
     if (!std::isfinite(*r.threshold) || *r.threshold < 0) {
-      return Invalid("threshold: must be a finite distance >= 0, got " + Num(*r.threshold));
+      return Invalid("threshold: must be a finite distance >= 0, got " + json::Dump(*r.threshold));
     }
     if (c.vectors == nullptr) return Invalid("threshold: the collection has no vectors");
     if (plan->metric == vector::Metric::kDot) {
@@ -113,7 +109,7 @@ Status PlanSearch(const CollectionView& c, const Request& r, Plan* plan) {
     if (!has_vector) return Invalid("threshold: needs a query vector (the distance is to it)");
   }
   if (r.score_threshold && !(*r.score_threshold >= 0 && *r.score_threshold <= 1)) {
-    return Invalid("score_threshold: must be within [0, 1], got " + Num(*r.score_threshold));
+    return Invalid("score_threshold: must be within [0, 1], got " + json::Dump(*r.score_threshold));
   }
   RETURN_IF_ERROR(ValidateRanking(*c.metadata, r.ranking));
   RETURN_IF_ERROR(CheckFusion(r.fusion));

@@ -10,6 +10,7 @@
 
 namespace engram::search {
 namespace {
+namespace ranking_test {
 
 constexpr double kDay = 86400.0 * 1e6;  // microseconds
 
@@ -180,5 +181,6 @@ TEST(ApplyRanking, ZScoresRankByTheFusedRank) {
   EXPECT_DOUBLE_EQ(*f.hits[3].final_score, 0.125 / 63);
 }
 
+}  // namespace ranking_test
 }  // namespace
 }  // namespace engram::search

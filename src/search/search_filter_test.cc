@@ -18,6 +18,7 @@
 
 namespace engram::search {
 namespace {
+namespace search_filter_test {
 
 using testing::CompileFilter;
 using testing::Docs;
@@ -254,5 +255,6 @@ TEST(FilterImpact, SameCandidatesInBothModesAndCountsMatchAnOracle) {
   EXPECT_TRUE(Search(Collection().View(), r).value().filter_impact.is_null()) << "no filter";
 }
 
+}  // namespace search_filter_test
 }  // namespace
 }  // namespace engram::search

@@ -12,6 +12,7 @@
 
 namespace engram::search {
 namespace {
+namespace search_test {
 
 using testing::CompileFilter;
 using testing::Docs;
@@ -289,5 +290,6 @@ TEST(Search, EmptyCollectionAndEmptyQueryGiveNoHits) {
   EXPECT_TRUE(got.value().hits.empty());
 }
 
+}  // namespace search_test
 }  // namespace
 }  // namespace engram::search

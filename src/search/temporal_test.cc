@@ -9,6 +9,7 @@
 
 namespace engram::search {
 namespace {
+namespace temporal_test {
 
 Datetime At(const char* rfc3339) {
   return ParseDatetime(rfc3339, DatetimeForm::kStrict).value().value;
@@ -95,5 +96,6 @@ TEST(ApplyTemporalHints, NoHintsNoChange) {
   EXPECT_EQ(testing::Docs(f.hits), (std::vector<std::uint32_t>{0, 1, 2, 3, 4}));
 }
 
+}  // namespace temporal_test
 }  // namespace
 }  // namespace engram::search

@@ -13,6 +13,7 @@
 
 namespace engram::vector {
 namespace {
+namespace quantized_index_test {
 
 using testing::ClusteredVectors;
 using testing::DistanceRankedAllowed;
@@ -148,5 +149,6 @@ TEST(QuantizedIndex, FollowsWritesAndImages) {
   }
 }
 
+}  // namespace quantized_index_test
 }  // namespace
 }  // namespace engram::vector

@@ -21,8 +21,8 @@
 namespace engram::vector {
 namespace {
 
-constexpr char kMagic[8] = {'E', 'N', 'G', 'R', 'M', 'V', 'G', 'R'};
-constexpr std::uint32_t kVersion = 1;
+constexpr char kValueGraphsMagic[8] = {'E', 'N', 'G', 'R', 'M', 'V', 'G', 'R'};
+constexpr std::uint32_t kValueGraphsVersion = 1;
 constexpr std::uint32_t kFree = UINT32_MAX;
 
 }  // namespace
@@ -287,8 +287,8 @@ std::size_t ValueGraphs::MemoryBytes() const {
 
 std::string ValueGraphs::Serialize() const {
   ByteWriter w;
-  w.Raw(kMagic, 8);
-  w.Fixed(kVersion, 4);
+  w.Raw(kValueGraphsMagic, 8);
+  w.Fixed(kValueGraphsVersion, 4);
   w.Var(min_records_);
   w.Var(by_name_.size());
   for (const std::unique_ptr<Key>& key : keys_) {
@@ -318,7 +318,8 @@ StatusOr<ValueGraphs> ValueGraphs::Load(std::string_view bytes, const VectorStor
     return Status::Corruption(fmt::format("value graphs image: {}", why));
   };
   ByteReader r({});
-  if (std::optional<std::string> why = OpenImage(bytes, kMagic, kVersion, "value graphs", &r)) {
+  if (std::optional<std::string> why =
+          OpenImage(bytes, kValueGraphsMagic, kValueGraphsVersion, "value graphs", &r)) {
     return fail(*why);
   }
   const std::size_t min_records = r.Var(UINT32_MAX);

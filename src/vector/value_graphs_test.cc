@@ -20,6 +20,7 @@
 
 namespace engram::vector {
 namespace {
+namespace value_graphs_test {
 
 using testing::Recall;
 
@@ -345,5 +346,6 @@ TEST(ValueGraphs, Version2ImagesLoadWithoutThem) {
   EXPECT_EQ(loaded->values().keys(), 0u);
 }
 
+}  // namespace value_graphs_test
 }  // namespace
 }  // namespace engram::vector

@@ -40,9 +40,9 @@
 namespace engram::vector {
 namespace {
 
-constexpr char kMagic[8] = {'E', 'N', 'G', 'R', 'M', 'V', 'I', 'X'};
+constexpr char kIndexMagic[8] = {'E', 'N', 'G', 'R', 'M', 'V', 'I', 'X'};
 // Version 3 adds the value graphs; version 2 images load without any.
-constexpr std::uint32_t kVersion = 3;
+constexpr std::uint32_t kIndexVersion = 3;
 
 // The dot copy (file comment): r is twice the longest norm in range when the
 // bound is chosen, and the range is [r / kRange, r]. With kRange = 128 a
@@ -274,8 +274,8 @@ void VectorIndex::Remove(std::uint32_t id) {
 
 std::string VectorIndex::Serialize() const {
   ByteWriter w;
-  w.Raw(kMagic, 8);
-  w.Fixed(kVersion, 4);
+  w.Raw(kIndexMagic, 8);
+  w.Fixed(kIndexVersion, 4);
   w.Str(store_->Serialize(graph_.Tombstones()));  // searches walk through tombstones
   w.F64(phi2_);
   w.Str(graph_.Serialize());
@@ -285,7 +285,7 @@ std::string VectorIndex::Serialize() const {
 }
 
 StatusOr<VectorIndex> VectorIndex::Load(std::string_view bytes, std::uint32_t id_limit) {
-  if (bytes.size() < 8 + 4 + 8 || std::memcmp(bytes.data(), kMagic, 8) != 0) {
+  if (bytes.size() < 8 + 4 + 8 || std::memcmp(bytes.data(), kIndexMagic, 8) != 0) {
     return Status::Corruption("not a vector index image");
   }
   ByteReader check(bytes.substr(bytes.size() - 8));
@@ -294,7 +294,7 @@ StatusOr<VectorIndex> VectorIndex::Load(std::string_view bytes, std::uint32_t id
   }
   ByteReader r(bytes.substr(8, bytes.size() - 16));
   const std::uint64_t version = r.Fixed(4);
-  if (version != 2 && version != kVersion) {
+  if (version != 2 && version != kIndexVersion) {
     return Status::Corruption("unknown vector index image version");
   }
   const std::string_view store_bytes = r.View();

@@ -12,6 +12,7 @@
 
 namespace engram::vector {
 namespace {
+namespace vector_index_test {
 
 using testing::ClusteredVectors;
 using testing::DistanceRankedAllowed;
@@ -384,5 +385,6 @@ TEST(VectorIndex, StagedRecordsAreSearchedUntilLinked) {
   }
 }
 
+}  // namespace vector_index_test
 }  // namespace
 }  // namespace engram::vector

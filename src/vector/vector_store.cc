@@ -32,8 +32,8 @@ namespace {
 static_assert(std::endian::native == std::endian::little,
               "the image stores floats in host order, which must be little-endian");
 
-constexpr char kMagic[8] = {'E', 'N', 'G', 'R', 'M', 'V', 'E', 'C'};
-constexpr std::uint32_t kVersion = 2;
+constexpr char kStoreMagic[8] = {'E', 'N', 'G', 'R', 'M', 'V', 'E', 'C'};
+constexpr std::uint32_t kStoreVersion = 2;
 // How far a stored cosine vector's squared norm may be from 1: normalising in
 // double and rounding each component to float moves it by about dim * 2^-24
 // relative at worst, far below this.
@@ -152,8 +152,8 @@ std::string VectorStore::Serialize(const roaring::Roaring& retained) const {
   ByteWriter w;
   w.out.reserve(64 + 5 * static_cast<std::size_t>(both.cardinality()) +
                 static_cast<std::size_t>(both.cardinality()) * dim_ * sizeof(float));
-  w.Raw(kMagic, 8);
-  w.Fixed(kVersion, 4);
+  w.Raw(kStoreMagic, 8);
+  w.Fixed(kStoreVersion, 4);
   w.Var(dim_);
   w.U8(static_cast<std::uint8_t>(metric_));
   for (const roaring::Roaring* set : {&live_, static_cast<const roaring::Roaring*>(&kept)}) {
@@ -176,7 +176,8 @@ StatusOr<VectorStore> VectorStore::Load(std::string_view bytes, std::uint32_t id
     return Status::Corruption(std::string("vector store image: ") + why);
   };
   ByteReader r({});
-  if (std::optional<std::string> why = OpenImage(bytes, kMagic, kVersion, "vector store", &r)) {
+  if (std::optional<std::string> why =
+          OpenImage(bytes, kStoreMagic, kStoreVersion, "vector store", &r)) {
     return fail(why->c_str());
   }
   // The length Serialize would have written so far, to refuse redundant

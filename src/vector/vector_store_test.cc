@@ -13,6 +13,7 @@
 
 namespace engram::vector {
 namespace {
+namespace vector_store_test {
 
 std::vector<float> Random(std::size_t n, std::mt19937_64& rng) {
   std::normal_distribution<float> normal;
@@ -312,5 +313,6 @@ TEST(VectorStore, FuzzSeedsAreCurrentImages) {
   engram::testing::ExpectSeedFilesCurrent(dir, seeds);
 }
 
+}  // namespace vector_store_test
 }  // namespace
 }  // namespace engram::vector

@@ -14,6 +14,7 @@
 
 namespace engram::cli {
 namespace {
+namespace cli_test {
 
 std::string Examples() {
   return std::string(ENGRAM_SOURCE_DIR) + "/examples/";
@@ -155,5 +156,6 @@ TEST(Cli, BadSchemaFileIsLocated) {
   std::remove(path.c_str());
 }
 
+}  // namespace cli_test
 }  // namespace
 }  // namespace engram::cli

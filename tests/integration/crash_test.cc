@@ -28,6 +28,7 @@
 
 namespace engram {
 namespace {
+namespace crash_test {
 
 namespace fs = std::filesystem;
 
@@ -102,5 +103,6 @@ TEST(Crash, KilledWriterLosesNoAcknowledgedWrite) {
   fs::remove(log);
 }
 
+}  // namespace crash_test
 }  // namespace
 }  // namespace engram

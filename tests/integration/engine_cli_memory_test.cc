@@ -20,6 +20,7 @@
 
 namespace engram::cli {
 namespace {
+namespace engine_cli_memory_test {
 
 TEST_F(EngineCliWrite, IngestReportsDuplicatesWithTheirLines) {
   std::vector<std::string> args = CreateArgs(Db());
@@ -206,5 +207,6 @@ TEST_F(EngineCliWrite, ACollectionsDefaultRankingIsStoredAndListed) {
   EXPECT_NE(refused.err.find("'region' is not a datetime field"), std::string::npos) << refused.err;
 }
 
+}  // namespace engine_cli_memory_test
 }  // namespace
 }  // namespace engram::cli

@@ -20,6 +20,7 @@
 
 namespace engram::cli {
 namespace {
+namespace engine_cli_search_test {
 
 TEST_F(EngineCliSearch, TextSearchFindsTheWordAndShowsPreviews) {
   Result r = Search({"--query", "dragon", "--k", "20", "--json"});
@@ -325,5 +326,6 @@ TEST_F(EngineCliSearch, CountAndFacetsAgreeWithTheListing) {
       << bad.err;
 }
 
+}  // namespace engine_cli_search_test
 }  // namespace
 }  // namespace engram::cli

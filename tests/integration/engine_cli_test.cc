@@ -21,6 +21,7 @@
 
 namespace engram::cli {
 namespace {
+namespace engine_cli_test {
 
 TEST_F(EngineCliWrite, CreateMakesTheStoreDirectoryAndListsTheCollection) {
   const std::string db = (dir_ / "a" / "b").string();
@@ -266,5 +267,6 @@ TEST_F(EngineCliWrite, DeleteByIdAndByFilterAndALaterRunSeesIt) {
   EXPECT_EQ(Engram({"delete", "--db", Db(), "--collection", "nope", "--id", "x"}).code, 4);
 }
 
+}  // namespace engine_cli_test
 }  // namespace
 }  // namespace engram::cli

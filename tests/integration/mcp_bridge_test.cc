@@ -16,6 +16,7 @@
 
 namespace engram::server::mcp {
 namespace {
+namespace mcp_bridge_test {
 
 std::optional<std::string> Find(const HeaderList& headers, const std::string& name) {
   for (const auto& [key, value] : headers) {
@@ -202,5 +203,6 @@ TEST(BridgeUrl, SplitsOriginAndPath) {
   EXPECT_FALSE(SplitBridgeUrl("http://h/mcp?x=1", &error));
 }
 
+}  // namespace mcp_bridge_test
 }  // namespace
 }  // namespace engram::server::mcp

@@ -12,6 +12,7 @@
 
 namespace engram::server::mcp {
 namespace {
+namespace mcp_embedder_test {
 
 class McpEmbedderTest : public McpTest {
  protected:
@@ -109,5 +110,6 @@ TEST_F(McpEmbedderTest, WithoutTheEmbedderTheSameQueryFindsNothing) {
   EXPECT_EQ(other.code(), StatusCode::kFailedPrecondition);
 }
 
+}  // namespace mcp_embedder_test
 }  // namespace
 }  // namespace engram::server::mcp

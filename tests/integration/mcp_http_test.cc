@@ -10,6 +10,7 @@
 
 namespace engram::server::mcp {
 namespace {
+namespace mcp_http_test {
 
 // ---------------------------------------------------------------- HTTP
 
@@ -189,5 +190,6 @@ TEST_F(McpTest, HttpToolCallsRunAsThePrincipal) {
 
 // ---------------------------------------------------------------- stdio
 
+}  // namespace mcp_http_test
 }  // namespace
 }  // namespace engram::server::mcp

@@ -13,6 +13,7 @@
 
 namespace engram::server::mcp {
 namespace {
+namespace mcp_memory_tools_test {
 
 using std::chrono::hours;
 using std::chrono::minutes;
@@ -292,5 +293,6 @@ TEST_F(McpToolsTest, RetrieveLeavesExpiredRecordsOut) {
   EXPECT_EQ(out["chunks"][0]["id"], "new");
 }
 
+}  // namespace mcp_memory_tools_test
 }  // namespace
 }  // namespace engram::server::mcp

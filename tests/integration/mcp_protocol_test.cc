@@ -10,6 +10,7 @@
 
 namespace engram::server::mcp {
 namespace {
+namespace mcp_protocol_test {
 
 // ---------------------------------------------------------------- JSON-RPC
 
@@ -251,5 +252,6 @@ TEST(McpCommandTest, AStoreThatCannotBeOpenedExitsNonZero) {
   EXPECT_TRUE(out.str().empty());
 }
 
+}  // namespace mcp_protocol_test
 }  // namespace
 }  // namespace engram::server::mcp

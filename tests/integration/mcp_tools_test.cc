@@ -13,6 +13,7 @@
 
 namespace engram::server::mcp {
 namespace {
+namespace mcp_tools_test {
 
 using std::chrono::hours;
 using std::chrono::minutes;
@@ -346,5 +347,6 @@ TEST_F(McpToolsTest, MemoryIdsCompareCaseInsensitively) {
   EXPECT_EQ(ToolOk("ForgetMemory", {{"memory_id", upper(ids_[2])}})["existed"], false);
 }
 
+}  // namespace mcp_tools_test
 }  // namespace
 }  // namespace engram::server::mcp

@@ -23,6 +23,7 @@
 
 namespace engram::testing {
 namespace {
+namespace nodes_failure_test {
 
 using Clock = std::chrono::steady_clock;
 
@@ -296,5 +297,6 @@ TEST(NodesFailureTest, APostgresRestartMakesNodesNotReadyThenTheyResumeLosingNot
                        Fence(nodes[0]->port()));
 }
 
+}  // namespace nodes_failure_test
 }  // namespace
 }  // namespace engram::testing

@@ -27,6 +27,7 @@
 
 namespace engram::testing {
 namespace {
+namespace nodes_test {
 
 std::uint64_t EnvOr(const char* name, std::uint64_t fallback) {
   const char* v = std::getenv(name);
@@ -225,5 +226,6 @@ TEST_F(NodesTest, ConcurrentWritersOnEveryNodeLeaveOneStateEverywhere) {
   }
 }
 
+}  // namespace nodes_test
 }  // namespace
 }  // namespace engram::testing

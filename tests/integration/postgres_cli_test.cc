@@ -21,6 +21,7 @@
 
 namespace engram::cli {
 namespace {
+namespace postgres_cli_test {
 
 namespace fs = std::filesystem;
 
@@ -143,5 +144,6 @@ TEST_F(PostgresCli, AStoreIsSharedWithARunningEngine) {
   EXPECT_NE(r.out.find("lore"), std::string::npos) << r.out;
 }
 
+}  // namespace postgres_cli_test
 }  // namespace
 }  // namespace engram::cli

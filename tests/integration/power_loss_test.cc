@@ -33,6 +33,7 @@
 
 namespace engram {
 namespace {
+namespace power_loss_test {
 
 namespace fs = std::filesystem;
 using storage::testing::FaultPlan;
@@ -130,5 +131,6 @@ TEST(PowerLoss, NoAcknowledgedRecordIsLost) {
   fs::remove_all(dir);
 }
 
+}  // namespace power_loss_test
 }  // namespace
 }  // namespace engram

@@ -13,6 +13,7 @@
 
 namespace engram::cli {
 namespace {
+namespace query_cli_test {
 
 std::string WriteTemp(const std::string& name, const std::string& text) {
   std::string path = ::testing::TempDir() + name;
@@ -117,5 +118,6 @@ TEST(QueryCli, BadOptionsExitTwo) {
   EXPECT_EQ(Engram({"query", "parse", "a", "b"}).code, 2);
 }
 
+}  // namespace query_cli_test
 }  // namespace
 }  // namespace engram::cli

@@ -26,6 +26,7 @@
 
 namespace engram::server::http {
 namespace {
+namespace server_bounds_test {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -329,5 +330,6 @@ TEST(McpBoundsTest, ToolResultsStayWithinTheBudget) {
   fs::remove_all(dir);
 }
 
+}  // namespace server_bounds_test
 }  // namespace
 }  // namespace engram::server::http

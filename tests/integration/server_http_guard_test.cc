@@ -17,6 +17,7 @@
 
 namespace engram::server::http {
 namespace {
+namespace server_http_guard_test {
 
 TEST_F(ServerHttpTest, RequestErrors) {
   ApiOptions options;
@@ -255,5 +256,6 @@ TEST_F(ServerHttpTest, StopFinishesTheRequestInFlight) {
   EXPECT_TRUE(stored->has_value());
 }
 
+}  // namespace server_http_guard_test
 }  // namespace
 }  // namespace engram::server::http

@@ -19,6 +19,7 @@
 
 namespace engram::server::http {
 namespace {
+namespace server_http_test {
 
 TEST_F(ServerHttpTest, ProbesMetricsAndOpenApi) {
   Start(true);
@@ -402,5 +403,6 @@ TEST_F(ServerHttpTest, EmbedderCollectionsFusionAndReembed) {
                 404, "not_found");
 }
 
+}  // namespace server_http_test
 }  // namespace
 }  // namespace engram::server::http

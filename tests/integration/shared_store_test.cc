@@ -18,6 +18,7 @@
 
 namespace engram {
 namespace {
+namespace shared_store_test {
 
 using std::chrono::steady_clock;
 
@@ -230,5 +231,6 @@ TEST_F(SharedStoreTest, AnEngineBehindTheTrimmedFeedLoadsTheStoreAfresh) {
   EXPECT_TRUE(a->Health().ok()) << a->Health().ToString();
 }
 
+}  // namespace shared_store_test
 }  // namespace
 }  // namespace engram

@@ -20,6 +20,7 @@
 
 namespace engram {
 namespace {
+namespace store_owner_test {
 
 using nlohmann::json;
 using testing::RunToEnd;
@@ -237,5 +238,6 @@ TEST_F(StoreOwnerTest, DbExpandsTheHomeDirectory) {
   EXPECT_NE(bad.err.find("exists and is not a directory"), std::string::npos) << bad.err;
 }
 
+}  // namespace store_owner_test
 }  // namespace
 }  // namespace engram

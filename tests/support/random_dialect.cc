@@ -46,7 +46,7 @@ Json LiteralJson(Rng& rng, const Field& f, bool date_only_ok, bool integers_only
   return nullptr;
 }
 
-bool Orderable(FieldType t) {
+bool RangeComparable(FieldType t) {
   return t == FieldType::kInt || t == FieldType::kFloat || t == FieldType::kDatetime;
 }
 
@@ -83,7 +83,7 @@ Json RetrieveNode(Rng& rng, const Schema& schema, int depth) {
                 {"haystack", Json{{"value", items}}}};
   }
   std::vector<std::string> ops = {"eq", "ne"};
-  if (Orderable(f.type)) ops = {"eq", "ne", "lt", "le", "gt", "ge"};
+  if (RangeComparable(f.type)) ops = {"eq", "ne", "lt", "le", "gt", "ge"};
   bool field_left = Chance(rng, 0.6);
   return Json{{"op", Pick(rng, ops)},
               {"lhs", RetrieveOperand(rng, f, field_left)},
@@ -105,7 +105,7 @@ Json ExprNode(Rng& rng, const Schema& schema, int depth) {
     for (char& ch : name) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   }
   std::vector<std::string> ops = {"eq", "neq", "in"};
-  if (Orderable(f.type)) ops.insert(ops.end(), {"gt", "gte", "lt", "lte"});
+  if (RangeComparable(f.type)) ops.insert(ops.end(), {"gt", "gte", "lt", "lte"});
   if (f.type == FieldType::kString) ops.push_back("contains");
   std::string op = Pick(rng, ops);
   Json value;
@@ -164,7 +164,7 @@ Json VfObject(Rng& rng, const Schema& schema, int depth) {
 Json SmEntry(Rng& rng, const Schema& schema) {
   const Field& f = AnyField(rng, schema);
   std::vector<std::string> ops = {"is", "is_not", "any_of"};
-  if (Orderable(f.type)) ops.insert(ops.end(), {"before", "after", "between"});
+  if (RangeComparable(f.type)) ops.insert(ops.end(), {"before", "after", "between"});
   if (f.type == FieldType::kString) ops.push_back("contains");
   std::string op = Pick(rng, ops);
   Json value;

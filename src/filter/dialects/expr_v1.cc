@@ -10,6 +10,7 @@
 
 namespace engram::filter {
 namespace {
+namespace expr_v1 {
 
 using detail::FirstUnknownKey;
 using detail::Invalid;
@@ -229,6 +230,7 @@ Diagnostic Render(const Fault& f) {
   return detail::PathMessage(f, whole ? "$.filter" : f.path.JsonPath("$.filter"), Message(f));
 }
 
+}  // namespace expr_v1
 }  // namespace
 
 namespace detail {
@@ -242,7 +244,7 @@ const DialectSpec& ExprV1Spec() {
                                        .trim_strings = true,
                                        .max_string_bytes = kExprV1MaxStringBytes,
                                        .datetime_form = DatetimeForm::kStrict},
-                                &Parse, &Render};
+                                &expr_v1::Parse, &expr_v1::Render};
   return spec;
 }
 }  // namespace detail

@@ -9,6 +9,7 @@
 
 namespace engram::filter {
 namespace {
+namespace retrieve {
 
 constexpr int kCode = 3007;  // InvalidParamValue, as the seed says
 
@@ -199,19 +200,20 @@ Diagnostic Render(const Fault& f) {
   return Diagnostic{kCode, kind, path, kind + ": at " + path + ": " + text};
 }
 
+}  // namespace retrieve
 }  // namespace
 
 namespace detail {
 const DialectSpec& RetrieveSpec() {
   static const DialectSpec spec{Dialect::kRetrieve,
-                                kCode,
+                                retrieve::kCode,
                                 Policy{.max_depth = 16,
                                        .max_nodes = 256,
                                        .typed_by_field = false,
                                        .set_eq_is_membership = false},
-                                &Parse,
-                                &Render,
-                                &LocateReadFault};
+                                &retrieve::Parse,
+                                &retrieve::Render,
+                                &retrieve::LocateReadFault};
   return spec;
 }
 }  // namespace detail

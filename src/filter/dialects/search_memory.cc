@@ -8,6 +8,7 @@
 
 namespace engram::filter {
 namespace {
+namespace search_memory {
 
 inline constexpr std::size_t kSearchMemoryMaxFilters = 32;
 inline constexpr std::size_t kSearchMemoryMaxAnyOf = 100;
@@ -208,17 +209,19 @@ Diagnostic Render(const Fault& f) {
   return detail::PathMessage(f, f.path.JsonPath("filters"), Message(f));
 }
 
+}  // namespace search_memory
 }  // namespace
 
 namespace detail {
 const DialectSpec& SearchMemorySpec() {
-  static const DialectSpec spec{Dialect::kSearchMemory, 400,
-                                Policy{.max_depth = 16,
-                                       .max_nodes = kSearchMemoryMaxFilters + 1,  // array + entries
-                                       .op_before_value = true,
-                                       .int_fields_take_integers_only = true,
-                                       .nonempty_contains = true},
-                                &Parse, &Render};
+  static const DialectSpec spec{
+      Dialect::kSearchMemory, 400,
+      Policy{.max_depth = 16,
+             .max_nodes = search_memory::kSearchMemoryMaxFilters + 1,  // array + entries
+             .op_before_value = true,
+             .int_fields_take_integers_only = true,
+             .nonempty_contains = true},
+      &search_memory::Parse, &search_memory::Render};
   return spec;
 }
 }  // namespace detail

@@ -9,6 +9,7 @@
 
 namespace engram::filter {
 namespace {
+namespace vector_filter {
 
 using detail::Invalid;
 using detail::LoweredNot;
@@ -219,6 +220,7 @@ Diagnostic Render(const Fault& f) {
   return detail::PathMessage(f, f.path.Pointer("<root>"), Message(f));
 }
 
+}  // namespace vector_filter
 }  // namespace
 
 namespace detail {
@@ -226,7 +228,7 @@ const DialectSpec& VectorFilterSpec() {
   static const DialectSpec spec{
       Dialect::kVectorFilter, 400,
       Policy{.max_depth = 16, .max_nodes = 256, .string_order = true, .null_means_absent = true},
-      &Parse, &Render};
+      &vector_filter::Parse, &vector_filter::Render};
   return spec;
 }
 }  // namespace detail

@@ -16,6 +16,7 @@
 
 namespace engram::filter {
 namespace {
+namespace dialects_test {
 
 Dialect DialectOf(Target t) {
   return t == Target::kRetrieve ? Dialect::kRetrieve
@@ -276,5 +277,6 @@ TEST(TranslateDialects, HostileValues) {
   }
 }
 
+}  // namespace dialects_test
 }  // namespace
 }  // namespace engram::filter

@@ -16,6 +16,7 @@
 
 namespace engram::filter {
 namespace {
+namespace document_stores_test {
 
 using testing::DocSchema;
 
@@ -256,5 +257,6 @@ TEST(Mongodb, RegexEscapesEveryOperatorCharacter) {
   EXPECT_TRUE(back == all || back == trimmed) << back;
 }
 
+}  // namespace document_stores_test
 }  // namespace
 }  // namespace engram::filter

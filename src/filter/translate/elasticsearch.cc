@@ -6,7 +6,7 @@
 namespace engram::filter::detail {
 namespace {
 
-class Writer : public WriterBase {
+class ElasticsearchWriter : public WriterBase {
  public:
   using WriterBase::WriterBase;
 
@@ -194,7 +194,7 @@ const TargetSpec& ElasticsearchTarget() {
       "starting with `_`.",
       ConstructSet::All().Without({Construct::kIContains, Construct::kCmpFields,
                                    Construct::kCmpFieldsMixed, Construct::kInField}),
-      TranslateWith<Writer>};
+      TranslateWith<ElasticsearchWriter>};
   return spec;
 }
 

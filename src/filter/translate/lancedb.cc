@@ -9,7 +9,7 @@
 namespace engram::filter::detail {
 namespace {
 
-class Writer : public WriterBase {
+class LanceDbWriter : public WriterBase {
  public:
   using WriterBase::WriterBase;
 
@@ -168,7 +168,7 @@ const TargetSpec& LancedbTarget() {
       "(-0.0 vs 0.0), string literals with U+0000 or `\\` (Lance's SQL dialect may read "
       "backslash escapes), field names with a backtick, the int -2^63 (no literal).",
       ConstructSet::All().Without({Construct::kIContains, Construct::kCmpFieldsMixed}),
-      TranslateWith<Writer>};
+      TranslateWith<LanceDbWriter>};
   return spec;
 }
 

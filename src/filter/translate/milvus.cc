@@ -46,7 +46,7 @@ const char* CmpText(CmpOp op) {
   return SqlOp(op);
 }
 
-class Writer : public WriterBase {
+class MilvusWriter : public WriterBase {
  public:
   using WriterBase::WriterBase;
 
@@ -180,7 +180,7 @@ const TargetSpec& MilvusTarget() {
       "(`array_contains` takes a constant), a string with U+0000, the int -2^63 (no literal).",
       ConstructSet::All().Without(
           {Construct::kIContains, Construct::kCmpFieldsMixed, Construct::kInField}),
-      TranslateWith<Writer>};
+      TranslateWith<MilvusWriter>};
   return spec;
 }
 

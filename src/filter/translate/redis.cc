@@ -6,7 +6,7 @@
 namespace engram::filter::detail {
 namespace {
 
-class Writer : public WriterBase {
+class RedisWriter : public WriterBase {
  public:
   using WriterBase::WriterBase;
 
@@ -164,7 +164,7 @@ const TargetSpec& RedisTarget() {
       ConstructSet::All().Without({Construct::kOrderString, Construct::kContains,
                                    Construct::kIContains, Construct::kCmpFields,
                                    Construct::kCmpFieldsMixed, Construct::kInField}),
-      TranslateWith<Writer>};
+      TranslateWith<RedisWriter>};
   return spec;
 }
 

@@ -14,6 +14,7 @@
 
 namespace engram::filter {
 namespace {
+namespace search_engines_test {
 
 std::string Render(Target target, std::string_view text, std::shared_ptr<const Schema> schema) {
   auto c = Compile(Dialect::kVectorFilter, text, schema);
@@ -355,5 +356,6 @@ TEST(TranslateLancedb, HostileValues) {
   }
 }
 
+}  // namespace search_engines_test
 }  // namespace
 }  // namespace engram::filter

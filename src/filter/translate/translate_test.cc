@@ -12,6 +12,7 @@
 
 namespace engram::filter {
 namespace {
+namespace translate_test {
 
 CompiledFilter Compiled(Dialect dialect, std::string_view text) {
   auto c = Compile(dialect, text, TestSchema());
@@ -160,5 +161,6 @@ TEST(TranslateCorpus, EveryTargetFileCoversEveryConstruct) {
   }
 }
 
+}  // namespace translate_test
 }  // namespace
 }  // namespace engram::filter

@@ -7,7 +7,7 @@
 namespace engram::filter::detail {
 namespace {
 
-class Writer : public WriterBase {
+class WeaviateWriter : public WriterBase {
  public:
   using WriterBase::WriterBase;
 
@@ -193,7 +193,7 @@ const TargetSpec& WeaviateTarget() {
       ConstructSet::All().Without({Construct::kFalse, Construct::kNeString, Construct::kOrderString,
                                    Construct::kIContains, Construct::kCmpFields,
                                    Construct::kCmpFieldsMixed, Construct::kInField}),
-      TranslateWith<Writer>};
+      TranslateWith<WeaviateWriter>};
   return spec;
 }
 

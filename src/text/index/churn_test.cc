@@ -16,6 +16,7 @@
 
 namespace engram::text {
 namespace {
+namespace churn_test {
 
 // Documents of 5..60 words drawn with Zipf(1) frequencies from a vocabulary
 // of English-looking words, so that the commonest words are in almost
@@ -163,5 +164,6 @@ TEST(TextChurn, BlocksSplitAndMergeInTheMiddleOfLongLists) {
   for (std::size_t i = 0; i < hits.size(); ++i) EXPECT_EQ(hits[i].doc, 50 * i);
 }
 
+}  // namespace churn_test
 }  // namespace
 }  // namespace engram::text

@@ -7,6 +7,7 @@
 
 namespace engram::text {
 namespace {
+namespace text_index_test {
 
 DefaultQuery Q(std::string_view text) {
   return ParseQuery(text, QueryOptions{}).value().def;
@@ -81,5 +82,6 @@ TEST(TextIndex, PutReplacesAndRemoveForgets) {
   EXPECT_EQ(index.data().total_len[0], 2u + 1u + 1u);
 }
 
+}  // namespace text_index_test
 }  // namespace
 }  // namespace engram::text

@@ -13,6 +13,7 @@
 
 namespace engram::text {
 namespace {
+namespace bounds_test {
 
 DefaultQuery Q(std::string_view text) {
   return ParseQuery(text, QueryOptions{}).value().def;
@@ -117,5 +118,6 @@ TEST(TextDeadline, StopsTheWalkAndSaysSo) {
   }
 }
 
+}  // namespace bounds_test
 }  // namespace
 }  // namespace engram::text

@@ -17,7 +17,7 @@ namespace engram::vector {
 namespace {
 
 // How many cache lines of the next neighbour's vector to prefetch.
-constexpr std::size_t kPrefetchLines = 2;
+constexpr std::size_t kNeighbourPrefetchLines = 2;
 
 inline bool TestBit(const std::uint64_t* bits, std::uint32_t id) {
   return (bits[id >> 6] >> (id & 63)) & 1;
@@ -135,7 +135,7 @@ struct Level0 {
     const char* p = codes != nullptr ? reinterpret_cast<const char*>(codes->Row(id))
                                      : reinterpret_cast<const char*>(Vec(id));
     const std::size_t bytes = codes != nullptr ? codes->stride() : dim * 4;
-    for (std::size_t i = 0; i < kPrefetchLines && i * 64 < bytes; ++i) {
+    for (std::size_t i = 0; i < kNeighbourPrefetchLines && i * 64 < bytes; ++i) {
       __builtin_prefetch(p + i * 64);
     }
   }

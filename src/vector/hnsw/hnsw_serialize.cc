@@ -23,16 +23,16 @@
 namespace engram::vector {
 namespace {
 
-constexpr char kMagic[8] = {'E', 'N', 'G', 'R', 'M', 'H', 'N', 'S'};
-constexpr std::uint32_t kVersion = 1;
+constexpr char kGraphMagic[8] = {'E', 'N', 'G', 'R', 'M', 'H', 'N', 'S'};
+constexpr std::uint32_t kGraphVersion = 1;
 
 }  // namespace
 
 std::string Hnsw::Serialize() const {
   const Graph& g = *graph_;
   ByteWriter w;
-  w.Raw(kMagic, 8);
-  w.Fixed(kVersion, 4);
+  w.Raw(kGraphMagic, 8);
+  w.Fixed(kGraphVersion, 4);
   w.Var(g.options.m);
   w.Var(g.options.ef_construction);
   w.Fixed(g.options.seed, 8);
@@ -69,7 +69,8 @@ std::string Hnsw::Serialize() const {
 StatusOr<Hnsw> Hnsw::Load(std::string_view bytes, const VectorStore* store) {
   auto fail = [](const char* why) { return Status::Corruption(std::string("hnsw image: ") + why); };
   ByteReader r({});
-  if (std::optional<std::string> why = OpenImage(bytes, kMagic, kVersion, "hnsw graph", &r)) {
+  if (std::optional<std::string> why =
+          OpenImage(bytes, kGraphMagic, kGraphVersion, "hnsw graph", &r)) {
     return fail(why->c_str());
   }
   HnswOptions options;

@@ -16,6 +16,7 @@
 
 namespace engram::vector {
 namespace {
+namespace hnsw_test {
 
 using testing::ClusteredVectors;
 using testing::DistanceRankedAllowed;
@@ -353,5 +354,6 @@ TEST(HnswTest, LoadRejectsTruncationAndCorruption) {
   EXPECT_FALSE(Hnsw::Load(image, &smaller).ok());
 }
 
+}  // namespace hnsw_test
 }  // namespace
 }  // namespace engram::vector
