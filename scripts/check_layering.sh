@@ -38,39 +38,40 @@ declare -A allowed=(
   [app]="cli"
 )
 
-# The component an include path ("filter/ir/ir.h") or a source file belongs to.
+# The component an include path ("filter/ir/ir.h") or a source file belongs
+# to, in $comp_of (set without a subshell: this runs for every include).
 component_of() {
-  local p=$1
+  local p=$1 first rest
+  first=${p%%/*}
+  rest=${p#*/}
   case "$p" in
-    engram/*) echo engram ;;
-    filter/*/*) echo "${p%/*}" | cut -d/ -f1-2 ;;
-    text/*/*) echo "${p%/*}" | cut -d/ -f1-2 ;;
-    server/*/*) echo "${p%/*}" | cut -d/ -f1-2 ;;
-    vector/*) echo vector ;;
-    */*) echo "${p%%/*}" ;;
-    *) echo "" ;;
+    engram/*) comp_of=engram ;;
+    filter/*/* | text/*/* | server/*/*) comp_of="$first/${rest%%/*}" ;;
+    vector/*) comp_of=vector ;;
+    */*) comp_of=$first ;;
+    *) comp_of="" ;;
   esac
 }
 
 status=0
-while IFS= read -r file; do
+# One line per quoted include, "FILE:PATH", from one pass over the sources.
+while IFS=: read -r file inc; do
   case "$file" in
     include/engram/*) comp=engram ;;
     app/*) comp=app ;;
-    src/*) comp=$(component_of "${file#src/}") ;;
+    src/*) component_of "${file#src/}" && comp=$comp_of ;;
   esac
-  base=$(basename "$file")
+  base=${file##*/}
   [[ "$base" == *_test.cc || "$base" == test_*.h || "$base" == *_benchmark.cc ]] && continue
-  while IFS= read -r inc; do
-    target=$(component_of "$inc")
-    [[ -z "$target" || "$target" == "$comp" ]] && continue
-    ok=0
-    for a in ${allowed[$comp]-}; do [[ "$a" == "$target" ]] && ok=1; done
-    if [[ $ok -eq 0 ]]; then
-      echo "layering: $file includes \"$inc\" ($comp must not depend on $target)"
-      status=1
-    fi
-  done < <(grep -oE '^#include "[^"]+"' "$file" | sed -E 's/#include "([^"]+)"/\1/')
-done < <(find include src app -name '*.h' -o -name '*.cc' | sort)
+  component_of "$inc" && target=$comp_of
+  [[ -z "$target" || "$target" == "$comp" ]] && continue
+  ok=0
+  for a in ${allowed[$comp]-}; do [[ "$a" == "$target" ]] && ok=1; done
+  if [[ $ok -eq 0 ]]; then
+    echo "layering: $file includes \"$inc\" ($comp must not depend on $target)"
+    status=1
+  fi
+done < <(find include src app \( -name '*.h' -o -name '*.cc' \) | sort |
+  xargs grep -HoE '^#include "[^"]+"' | sed -E 's/:#include "([^"]+)"$/:\1/')
 [[ $status -eq 0 ]] && echo "layering: ok"
 exit $status
