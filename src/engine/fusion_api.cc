@@ -77,13 +77,12 @@ StatusOr<FusionSpec> ParseFusion(std::string_view text) {
 }
 
 std::string FusionText(const FusionSpec& spec) {
-  auto num = [](double x) { return json::Value(x).dump(); };
   if (spec.method == "weighted_rrf") {
-    return "weighted_rrf:text=" + num(spec.text_weight) + ",vector=" + num(spec.vector_weight) +
-           ",k=" + std::to_string(spec.rrf_k);
+    return "weighted_rrf:text=" + json::Dump(spec.text_weight) +
+           ",vector=" + json::Dump(spec.vector_weight) + ",k=" + std::to_string(spec.rrf_k);
   }
   if (spec.method == "convex") {
-    return "convex:alpha=" + num(spec.alpha) + ",normalization=" + spec.normalization;
+    return "convex:alpha=" + json::Dump(spec.alpha) + ",normalization=" + spec.normalization;
   }
   return spec.method + ":k=" + std::to_string(spec.rrf_k);
 }

@@ -63,10 +63,6 @@ std::optional<double> Duration(std::string_view text) {
   return *n * unit;
 }
 
-std::string Shortest(double x) {
-  return json::Value(x).dump();
-}
-
 }  // namespace
 
 StatusOr<DecaySpec> ParseDecay(std::string_view text) {
@@ -135,13 +131,13 @@ std::string DecayText(const DecaySpec& decay) {
   if (decay.field.empty()) return "off";
   return decay.field + ":" +
          std::string(search::DecayFunctionName(engine::ToInternal(decay.function))) + ":" +
-         Shortest(decay.scale_seconds) + "s:" + Shortest(decay.offset_seconds) +
-         "s:" + Shortest(decay.floor);
+         json::Dump(decay.scale_seconds) + "s:" + json::Dump(decay.offset_seconds) +
+         "s:" + json::Dump(decay.floor);
 }
 
 std::string BoostText(const BoostSpec& boost) {
   if (boost.field.empty()) return "off";
-  return boost.field + ":" + Shortest(boost.weight);
+  return boost.field + ":" + json::Dump(boost.weight);
 }
 
 namespace engine {
