@@ -362,6 +362,8 @@ void Hnsw::InsertBatch(std::span<const std::uint32_t> ids, std::size_t threads,
     pool.emplace_back(work, false);
   work(true);
   for (std::thread& t : pool) t.join();
+  g.unconnected_inserts += ids.size();
+  if (g.unconnected_inserts * 8 >= g.live_count.load()) g.ConnectLevel0();
   if (progress) progress(ids.size());
 }
 

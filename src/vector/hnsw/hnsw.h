@@ -102,7 +102,11 @@ class Hnsw {
   // threads at once for different ids.
   void Insert(std::uint32_t id);
   // Inserts `ids` on `threads` threads (1 = in order on this thread).
-  // `progress`, when set, is called now and then with the count done.
+  // `progress`, when set, is called now and then with the count done. Once
+  // the nodes inserted by batches since the last check pass an eighth of the
+  // live nodes (and at every repair), each live node that no level-0 walk
+  // from the entry point reaches is linked in (the heuristic can prune a
+  // node from every list that led to it): amortised, a walk of the links.
   void InsertBatch(std::span<const std::uint32_t> ids, std::size_t threads,
                    const std::function<void(std::size_t)>& progress = {});
   // Tombstones record `id`: searches walk through it but never return it.

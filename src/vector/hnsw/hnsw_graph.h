@@ -181,6 +181,18 @@ struct HnswGraph {
   void Repair();
   // Repairs when tombstones and drops pass an eighth of the nodes.
   void MaybeRepair();
+  // Links every live node into level 0's reach from the entry point. The
+  // heuristic can prune a node, or a whole cluster, from every list that
+  // led to it, and then no search finds it at any ef. A walk from the entry
+  // marks what it reaches; each live node left out gets a link from the
+  // nearest reached node (by a search for its vector) with a free place,
+  // and what it reaches is marked in turn. O(the graph's links), plus a
+  // search per node left out; returns the links added.
+  std::size_t ConnectLevel0();
+  // Inserts since ConnectLevel0 last ran: InsertBatch runs it once they
+  // pass an eighth of the live nodes, so that its cost is amortised O(1)
+  // walks a node.
+  std::size_t unconnected_inserts = 0;
   // Unlinks node id at once (Hnsw::Drop).
   void Drop(std::uint32_t id);
   // Frees node id's links and number.

@@ -11,6 +11,7 @@
 // for its vector (and among its neighbours' neighbours) instead of a scan of
 // the whole graph; the few links the search misses are left stale
 // (HnswGraph::incarnation) until the next repair removes them.
+// ConnectLevel0 links in the nodes no walk from the entry point reaches.
 #include <algorithm>
 
 #include "vector/hnsw/hnsw.h"
@@ -109,6 +110,7 @@ void HnswGraph::Repair() {
   removed_count.store(0);
   dropped = 0;
   if (entry == kNoNode || state[entry].load() != kLive) PickEntry();
+  ConnectLevel0();
 }
 
 void HnswGraph::Drop(std::uint32_t x) {
@@ -188,6 +190,66 @@ void HnswGraph::PickEntry() {
       entry_live = live;
     }
   }
+}
+
+std::size_t HnswGraph::ConnectLevel0() {
+  unconnected_inserts = 0;
+  if (entry == kNoNode) return 0;
+  // Searches walk every link, stale ones and those to tombstones included.
+  std::vector<std::uint64_t> reached((capacity + 63) / 64, 0);
+  auto is_reached = [&](std::uint32_t v) { return (reached[v >> 6] >> (v & 63)) & 1; };
+  std::vector<std::uint32_t> stack;
+  auto walk = [&](std::uint32_t from) {
+    reached[from >> 6] |= std::uint64_t{1} << (from & 63);
+    stack.assign(1, from);
+    while (!stack.empty()) {
+      const std::uint32_t v = stack.back();
+      stack.pop_back();
+      const std::uint32_t* l = Links(v, 0);
+      for (std::uint32_t j = 1; j <= l[0]; ++j) {
+        const std::uint32_t t = l[j];
+        if (is_reached(t) || state[t].load(std::memory_order_relaxed) == kAbsent) continue;
+        reached[t >> 6] |= std::uint64_t{1} << (t & 63);
+        stack.push_back(t);
+      }
+    }
+  };
+  walk(entry);
+  const std::size_t dim = store->dim();
+  const DistanceFn dist = store->distance_fn();
+  std::unique_ptr<SearchContext> ctx;
+  std::size_t added = 0;
+  for (std::uint32_t u = 0; u < capacity; ++u) {
+    if (is_reached(u) || state[u].load(std::memory_order_relaxed) != kLive) continue;
+    if (!ctx) ctx = AcquireContext();
+    // A search from the entry point returns reached nodes only, nearest
+    // first; the first with a free place links to u. (Never in the place of
+    // a current link: its target could be left out in turn.)
+    const float* q = store->Get(u);
+    HeapItem ep{dist(q, store->Get(entry), dim), entry};
+    ep = GreedyLocked(q, ep, max_level, 0, *ctx);
+    SearchLayerLocked(q, ep, options.ef_construction, 0, u, *ctx);
+    for (const HeapItem& r : ctx->top) {
+      if (!is_reached(r.id)) continue;
+      Lock(r.id);
+      std::uint32_t* l = Links(r.id, 0);
+      const std::uint32_t n = l[0];
+      const bool room = n < m0;
+      if (room) {
+        l[n + 1] = u;  // the link before the count: searches read lists unlocked
+        Stamps(r.id, 0)[n] = incarnation[u];
+        l[0] = n + 1;
+      }
+      Unlock(r.id);
+      if (room) {
+        ++added;
+        walk(u);
+        break;
+      }
+    }
+  }
+  if (ctx) ReleaseContext(std::move(ctx));
+  return added;
 }
 
 }  // namespace engram::vector
