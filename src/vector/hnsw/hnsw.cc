@@ -225,9 +225,7 @@ void HnswGraph::LinkBack(std::uint32_t id, int level, const std::vector<HeapItem
     if (at <= n) {
       stamps[at - 1] = incarnation[id];  // (a stale link to the number: now to this record)
     } else if (n < max) {
-      l[1 + n] = id;
-      stamps[n] = incarnation[id];
-      l[0] = n + 1;
+      AppendLink(s.id, level, id);
     } else {
       // Full: the heuristic chooses among the current links (stale ones go)
       // and the new node.

@@ -22,6 +22,11 @@
 namespace engram::vector {
 
 inline constexpr std::uint32_t kNoNode = UINT32_MAX;
+
+// Bit `id` of a dense bitset of 64-bit words.
+inline bool TestBit(const std::uint64_t* bits, std::uint32_t id) {
+  return (bits[id >> 6] >> (id & 63)) & 1;
+}
 // Bounds on the options, applied by the constructor and checked by Load.
 inline constexpr std::size_t kHnswMaxM = 256;
 inline constexpr std::size_t kHnswMaxEf = 1 << 16;
@@ -154,8 +159,18 @@ struct HnswGraph {
       s[i] = incarnation[items[i].id];
     }
   }
+  // Appends a link to id to v's list on `level`, which has room; the
+  // caller holds v's lock. The link is written before the count: searches
+  // read lists unlocked.
+  void AppendLink(std::uint32_t v, int level, std::uint32_t id) {
+    std::uint32_t* l = Links(v, level);
+    const std::uint32_t n = l[0];
+    l[1 + n] = id;
+    Stamps(v, level)[n] = incarnation[id];
+    l[0] = n + 1;
+  }
   std::size_t MaxLinks(int level) const { return level == 0 ? m0 : m; }
-  bool IsLive(std::uint32_t id) const { return (live_bits[id >> 6] >> (id & 63)) & 1; }
+  bool IsLive(std::uint32_t id) const { return TestBit(live_bits.data(), id); }
 
   // Grows the node arrays to hold `n` nodes; caller holds resize_mutex
   // exclusively (or is the only user).

@@ -197,7 +197,7 @@ std::size_t HnswGraph::ConnectLevel0() {
   if (entry == kNoNode) return 0;
   // Searches walk every link, stale ones and those to tombstones included.
   std::vector<std::uint64_t> reached((capacity + 63) / 64, 0);
-  auto is_reached = [&](std::uint32_t v) { return (reached[v >> 6] >> (v & 63)) & 1; };
+  auto is_reached = [&](std::uint32_t v) { return TestBit(reached.data(), v); };
   // Breadth first: a node's list is fetched ahead when it is queued, long
   // before it is read (a million lists are a million cache misses).
   std::vector<std::uint32_t> queue;
@@ -233,14 +233,8 @@ std::size_t HnswGraph::ConnectLevel0() {
     for (const HeapItem& r : ctx->top) {
       if (!is_reached(r.id)) continue;
       Lock(r.id);
-      std::uint32_t* l = Links(r.id, 0);
-      const std::uint32_t n = l[0];
-      const bool room = n < m0;
-      if (room) {
-        l[n + 1] = u;  // the link before the count: searches read lists unlocked
-        Stamps(r.id, 0)[n] = incarnation[u];
-        l[0] = n + 1;
-      }
+      const bool room = Links(r.id, 0)[0] < m0;
+      if (room) AppendLink(r.id, 0, u);
       Unlock(r.id);
       if (room) {
         ++added;

@@ -19,10 +19,6 @@ namespace {
 // How many cache lines of the next neighbour's vector to prefetch.
 constexpr std::size_t kNeighbourPrefetchLines = 2;
 
-inline bool TestBit(const std::uint64_t* bits, std::uint32_t id) {
-  return (bits[id >> 6] >> (id & 63)) & 1;
-}
-
 inline void SetRange(std::uint64_t* bits, std::size_t words, std::uint64_t from,
                      std::uint64_t to) {  // [from, to)
   to = std::min<std::uint64_t>(to, words * 64);

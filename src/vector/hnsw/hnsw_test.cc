@@ -250,6 +250,19 @@ TEST(HnswTest, ParallelBuildKeepsRecall) {
   EXPECT_GE(recall / f.queries.size(), 0.95);
 }
 
+// How many of nodes 0..n-1 a search for the node's own vector (k = 1, `ef`)
+// does not find at distance 0.
+std::size_t Unreachable(const Hnsw& h, const VectorStore& store, std::size_t n, std::size_t ef) {
+  HnswSearchParams params;
+  params.ef = ef;
+  std::size_t missed = 0;
+  for (std::uint32_t id = 0; id < n; ++id) {
+    const std::vector<Neighbor> got = h.Search(store.Get(id), 1, params, nullptr);
+    missed += !got.empty() && got[0].distance == 0.0f ? 0 : 1;
+  }
+  return missed;
+}
+
 // A graph built on several threads reaches its nodes: a search for a node's
 // own vector with ef past the graph's size finds it at distance 0. Small
 // graphs, where most inserts meet one still linking its upper levels, are
@@ -268,13 +281,7 @@ TEST(HnswTest, ParallelBuildReachesEveryNode) {
     options.m = 12;
     const Hnsw h = Build(*f.store, 4, options);
     ASSERT_EQ(h.size(), kNodes);
-    HnswSearchParams params;
-    params.ef = 2 * kNodes;
-    for (std::uint32_t id = 0; id < kNodes; ++id) {
-      const std::vector<Neighbor> got = h.Search(f.store->Get(id), 1, params, nullptr);
-      const bool found = !got.empty() && got[0].distance == 0.0f;
-      unreachable += found ? 0 : 1;
-    }
+    unreachable += Unreachable(h, *f.store, kNodes, 2 * kNodes);
   }
   EXPECT_EQ(unreachable, 0u);
 }
@@ -290,14 +297,7 @@ TEST(HnswTest, BatchLeavesEveryNodeReachable) {
   HnswOptions options;
   options.m = 4;
   const Hnsw h = Build(*f.store, 1, options);
-  HnswSearchParams params;
-  params.ef = 400;
-  std::size_t unreachable = 0;
-  for (std::uint32_t id = 0; id < kNodes; ++id) {
-    const std::vector<Neighbor> got = h.Search(f.store->Get(id), 1, params, nullptr);
-    unreachable += !got.empty() && got[0].distance == 0.0f ? 0 : 1;
-  }
-  EXPECT_EQ(unreachable, 0u);
+  EXPECT_EQ(Unreachable(h, *f.store, kNodes, 400), 0u);
 }
 
 TEST(HnswTest, SerializeRoundTripGivesIdenticalResults) {
