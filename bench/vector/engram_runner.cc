@@ -152,17 +152,24 @@ std::vector<Variant> EngramSystem::Variants() {
   Variant graph = make("graph", vector::VectorPlan::kGraph);
   graph.sweep = s->params.efs;
   out.push_back(std::move(graph));
-  if (s->params.quantize) {  // the same graph walked on its floats
-    Variant floats = make("graph floats", vector::VectorPlan::kGraph);
-    floats.sweep = s->params.efs;
-    floats.filtered = false;
-    const auto set_ef = floats.set_ef;
-    floats.set_ef = [s, set_ef](std::size_t ef) {
+  // The same graph walked another way, unfiltered only: options set after
+  // each ef's.
+  auto unfiltered_graph = [&](std::string mode, void (*tweak)(vector::VectorSearchOptions&)) {
+    Variant v = make(std::move(mode), vector::VectorPlan::kGraph);
+    v.sweep = s->params.efs;
+    v.filtered = false;
+    v.set_ef = [s, set_ef = v.set_ef, tweak](std::size_t ef) {
       set_ef(ef);
-      s->options.quantized = false;
+      tweak(s->options);
     };
-    out.push_back(std::move(floats));
+    out.push_back(std::move(v));
+  };
+  if (s->params.quantize) {  // on its floats
+    unfiltered_graph("graph floats", [](vector::VectorSearchOptions& o) { o.quantized = false; });
   }
+  // Descended greedily on level 1 (hnswlib's descent), for the default
+  // width's effect side by side.
+  unfiltered_graph("graph greedy", [](vector::VectorSearchOptions& o) { o.upper_beam = 1; });
   Variant two_hop = make("graph_two_hop", vector::VectorPlan::kGraphTwoHop);
   two_hop.sweep = s->params.efs;
   two_hop.filters_only = true;

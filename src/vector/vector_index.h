@@ -80,6 +80,9 @@ struct VectorSearchOptions {
   // Graph walks use the 8-bit copy when the index keeps one (quantize);
   // false: the floats (benchmarks compare both on one graph).
   bool quantized = true;
+  // Graph walks' width on level 1 (HnswSearchParams::upper_beam; 0: the
+  // graph's default for its size).
+  std::size_t upper_beam = 0;
 };
 
 // What the planner saw and chose, for explain.

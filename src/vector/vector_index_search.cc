@@ -113,6 +113,7 @@ StatusOr<std::vector<Neighbor>> VectorIndex::Search(std::span<const float> query
       HnswSearchStats sample_stats;
       HnswSearchParams sample_params{kSampleEf};
       sample_params.codes = options.quantized;
+      sample_params.upper_beam = options.upper_beam;
       const auto sample = GraphSearch(q, kSampleEf, sample_params, nullptr, &sample_stats);
       ex.distances += sample_stats.distances;
       if (!sample.empty()) {
@@ -151,6 +152,7 @@ StatusOr<std::vector<Neighbor>> VectorIndex::Search(std::span<const float> query
     params.give_up_beyond = !options.plan && allowed != nullptr;
     params.deadline = options.deadline;
     params.codes = options.quantized;
+    params.upper_beam = options.upper_beam;
     HnswSearchStats stats;
     auto hits = GraphSearch(q, k, params, allowed, &stats);
     ex.distances += stats.distances;

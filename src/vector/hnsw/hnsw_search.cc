@@ -1,14 +1,16 @@
-// Hnsw::Search: greedy descent on the upper levels, then an ef-bounded beam
-// search on level 0 (Malkov and Yashunin, Algorithms 2 and 5), in one of
-// three forms: unfiltered (no membership test at all), walk-all (every node
-// walked, only allowed live ones kept: hnswlib's filtered search), or two-hop
-// (ACORN-1, Patel et al., SIGMOD 2024 §5: a disallowed neighbour is not
-// queued, its allowed neighbours are, up to 2M per expansion). The allowed-set
-// is first turned into a dense bitset ANDed with the live nodes: a test is
-// then one load and a shift, where a roaring lookup costs a binary search.
+// Hnsw::Search: the descent of the upper levels (hnsw_descent.cc), then an
+// ef-bounded beam search on level 0 (Malkov and Yashunin, Algorithms 2 and
+// 5), in one of three forms: unfiltered (no membership test at all),
+// walk-all (every node walked, only allowed live ones kept: hnswlib's
+// filtered search), or two-hop (ACORN-1, Patel et al., SIGMOD 2024 §5: a
+// disallowed neighbour is not queued, its allowed neighbours are, up to 2M
+// per expansion). The allowed-set is first turned into a dense bitset ANDed
+// with the live nodes: a test is then one load and a shift, where a roaring
+// lookup costs a binary search.
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 #include "vector/hnsw/hnsw.h"
 #include "vector/hnsw/hnsw_graph.h"
@@ -271,28 +273,6 @@ struct Level0 {
   }
 };
 
-HeapItem Greedy(const HnswGraph& g, const float* q, HeapItem cur, int from,
-                HnswSearchStats& stats) {
-  const std::size_t dim = g.store->dim();
-  const DistanceFn dist = g.store->distance_fn();
-  for (int level = from; level > 0; --level) {
-    for (bool changed = true; changed;) {
-      changed = false;
-      const std::uint32_t* l = g.Links(cur.id, level);
-      for (std::uint32_t j = 1; j <= l[0]; ++j) {
-        if (g.levels[l[j]] < level) continue;  // a link left by a drop (Hnsw::Drop)
-        const float d = dist(q, g.store->Get(l[j]), dim);
-        ++stats.distances;
-        if (d < cur.distance) {
-          cur = {d, l[j]};
-          changed = true;
-        }
-      }
-    }
-  }
-  return cur;
-}
-
 }  // namespace
 
 float Hnsw::Probe(const float* query, HnswSearchStats* stats) const {
@@ -302,7 +282,7 @@ float Hnsw::Probe(const float* query, HnswSearchStats* stats) const {
   if (g.entry == kNoNode) return std::numeric_limits<float>::infinity();
   HeapItem ep{g.store->Distance(query, g.entry), g.entry};
   ++st.distances;
-  return Greedy(g, query, ep, g.max_level, st).distance;
+  return GreedyDescent(g, query, ep, g.max_level, 1, st).distance;
 }
 
 std::vector<Neighbor> Hnsw::Search(const float* query, std::size_t k,
@@ -327,15 +307,19 @@ std::vector<Neighbor> Hnsw::Search(const float* query, std::size_t k,
   } else if (g.removed_count.load(std::memory_order_relaxed) > 0 || g.dropped > 0) {
     bits = g.live_bits.data();  // tombstones, or free numbers a drop left linked
   }
-  HeapItem ep{g.store->Distance(query, g.entry), g.entry};
-  ++st.distances;
-  ep = Greedy(g, query, ep, g.max_level, st);
+  const Sq8Codes* codes = params.codes ? g.store->codes() : nullptr;
+  Sq8Query coded = codes != nullptr ? codes->Prepare(query) : Sq8Query{};
+  const std::size_t width =
+      params.upper_beam != 0 ? params.upper_beam
+                             : DefaultUpperBeam(g.live_count.load(std::memory_order_relaxed), g.m);
+  const HeapItem ep = Descend(g, query, width, codes, coded, *ctx, st);
+  st.entry_distance = ep.distance;
 
   const std::size_t ef = std::max(params.ef, k);
   ctx->Reset(g.capacity);
   Level0 walk{g, *ctx, query, ef, allowed_count, bits, st};
-  walk.codes = params.codes ? g.store->codes() : nullptr;
-  if (walk.codes != nullptr) walk.coded = walk.codes->Prepare(query);
+  walk.codes = codes;
+  walk.coded = std::move(coded);
   walk.give_up_beyond = params.give_up_beyond && allowed != nullptr;
   walk.poll = DeadlinePoll(params.deadline, 64);
   walk.by_doc = params.by_doc;

@@ -300,6 +300,54 @@ TEST(HnswTest, BatchLeavesEveryNodeReachable) {
   EXPECT_EQ(Unreachable(h, *f.store, kNodes, 400), 0u);
 }
 
+TEST(HnswTest, DefaultUpperBeamGrowsWithLevelOne) {
+  EXPECT_EQ(DefaultUpperBeam(0, 16), 1u);
+  EXPECT_EQ(DefaultUpperBeam(100'000, 16), 1u);  // 6,250 nodes on level 1
+  EXPECT_EQ(DefaultUpperBeam(300'000, 16), 4u);
+  EXPECT_EQ(DefaultUpperBeam(1'000'000, 16), 8u);
+  EXPECT_EQ(DefaultUpperBeam(100'000'000, 16), 8u);
+  EXPECT_EQ(DefaultUpperBeam(40'000, 0), 8u);  // no division by zero
+}
+
+// A width of 1 descends exactly as the greedy path Probe takes; a beam on
+// level 1 of this mixture of 300 tight clusters ends the descent nearer the
+// query for some queries (a greedy path stops in a neighbouring cluster),
+// nearer on average, and keeps at least the greedy recall at a small ef
+// (when written: 69 of 200 nearer, recall at ef 10 0.905 against 0.831).
+TEST(HnswTest, UpperBeamEndsTheDescentNearer) {
+  constexpr std::size_t kNodes = 10000, kQueries = 200, kDims = 16;
+  const std::vector<float> v = ClusteredVectors(kNodes + kQueries, kDims, 300, 5, 0.05f);
+  VectorStore store(kDims, Metric::kL2);
+  for (std::uint32_t i = 0; i < kNodes; ++i) {
+    ASSERT_TRUE(store.Put(i, {v.data() + std::size_t{i} * kDims, kDims}).ok());
+  }
+  HnswOptions options;
+  options.m = 4;  // 2,500 nodes on level 1, several levels above it
+  const Hnsw h = Build(store, 1, options);
+  std::size_t nearer = 0;
+  double greedy_sum = 0, beam_sum = 0, greedy_recall = 0, beam_recall = 0;
+  for (std::size_t i = kNodes; i < kNodes + kQueries; ++i) {
+    const float* q = v.data() + i * kDims;
+    const float greedy = h.Probe(q);
+    HnswSearchParams p;
+    p.ef = kK;
+    p.upper_beam = 1;
+    HnswSearchStats one;
+    const std::vector<Neighbor> truth = ExactSearch(store, q, kK, nullptr);
+    greedy_recall += Recall(h.Search(q, kK, p, nullptr, &one), truth);
+    EXPECT_EQ(one.entry_distance, greedy);
+    p.upper_beam = 8;
+    HnswSearchStats beam;
+    beam_recall += Recall(h.Search(q, kK, p, nullptr, &beam), truth);
+    nearer += beam.entry_distance < greedy ? 1 : 0;
+    greedy_sum += greedy;
+    beam_sum += beam.entry_distance;
+  }
+  EXPECT_GT(nearer, kQueries / 20) << "the beam should matter on this mixture";
+  EXPECT_LT(beam_sum, greedy_sum);
+  EXPECT_GE(beam_recall, greedy_recall);
+}
+
 TEST(HnswTest, SerializeRoundTripGivesIdenticalResults) {
   Fixture f(Metric::kL2, 1500, 20, 8);
   Hnsw h = Build(*f.store);
