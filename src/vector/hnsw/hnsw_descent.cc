@@ -63,11 +63,12 @@ std::size_t DefaultUpperBeam(std::size_t live, std::size_t m) {
   return std::clamp<std::size_t>(level_one / kLevelOneNodesPerWidth, 1, kMaxWidth);
 }
 
-HeapItem GreedyDescent(const HnswGraph& g, const float* q, HeapItem cur, int from, int to,
-                       HnswSearchStats& stats) {
+HeapItem GreedyDescent(const HnswGraph& g, const float* q, int to, HnswSearchStats& stats) {
   const std::size_t dim = g.store->dim();
   const DistanceFn dist = g.store->distance_fn();
-  for (int level = from; level >= to; --level) {
+  HeapItem cur{g.store->Distance(q, g.entry), g.entry};
+  ++stats.distances;
+  for (int level = g.max_level; level >= to; --level) {
     for (bool changed = true; changed;) {
       changed = false;
       const std::uint32_t* l = g.Links(cur.id, level);
@@ -87,13 +88,10 @@ HeapItem GreedyDescent(const HnswGraph& g, const float* q, HeapItem cur, int fro
 
 HeapItem Descend(const HnswGraph& g, const float* q, std::size_t width, const Sq8Codes* codes,
                  const Sq8Query& coded, SearchContext& ctx, HnswSearchStats& stats) {
-  HeapItem ep{g.store->Distance(q, g.entry), g.entry};
-  ++stats.distances;
   if (width > 1 && g.max_level >= 1) {
-    ep = GreedyDescent(g, q, ep, g.max_level, 2, stats);
-    return BeamOnLevelOne(g, q, ep, width, codes, coded, ctx, stats);
+    return BeamOnLevelOne(g, q, GreedyDescent(g, q, 2, stats), width, codes, coded, ctx, stats);
   }
-  ep = GreedyDescent(g, q, ep, g.max_level, 1, stats);
+  HeapItem ep = GreedyDescent(g, q, 1, stats);
   if (codes != nullptr) {  // in the walk's distances
     ep.distance = codes->Distance(coded, ep.id);
     ++stats.distances;

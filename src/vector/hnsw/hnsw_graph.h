@@ -224,15 +224,14 @@ struct HnswGraph {
 };
 
 // The descent of a search (hnsw_descent.cc): from the entry point down the
-// upper levels to the node level 0's walk starts from. GreedyDescent moves
-// from `cur` on level `from` to its nearest neighbour while that is nearer,
-// level by level down to level `to` (>= 1), with float distances. Descend
-// goes from the entry point: greedily to level 1, there with a beam of
+// upper levels to the node level 0's walk starts from (the graph is not
+// empty). GreedyDescent moves from the entry point to its nearest neighbour
+// while that is nearer, level by level down to level `to` (>= 1), with float
+// distances. Descend goes greedily to level 1, there with a beam of
 // `width` nodes (1: greedily) whose distances are `codes`' when set. The
 // node returned carries its distance in level 0's walk's terms: `codes`'
 // when set, else the floats'.
-HeapItem GreedyDescent(const HnswGraph& g, const float* q, HeapItem cur, int from, int to,
-                       HnswSearchStats& stats);
+HeapItem GreedyDescent(const HnswGraph& g, const float* q, int to, HnswSearchStats& stats);
 HeapItem Descend(const HnswGraph& g, const float* q, std::size_t width, const Sq8Codes* codes,
                  const Sq8Query& coded, SearchContext& ctx, HnswSearchStats& stats);
 

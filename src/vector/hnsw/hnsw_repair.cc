@@ -198,18 +198,19 @@ std::size_t HnswGraph::ConnectLevel0() {
   // Searches walk every link, stale ones and those to tombstones included.
   std::vector<std::uint64_t> reached((capacity + 63) / 64, 0);
   auto is_reached = [&](std::uint32_t v) { return TestBit(reached.data(), v); };
+  auto mark = [&](std::uint32_t v) { reached[v >> 6] |= std::uint64_t{1} << (v & 63); };
   // Breadth first: a node's list is fetched ahead when it is queued, long
   // before it is read (a million lists are a million cache misses).
   std::vector<std::uint32_t> queue;
   auto walk = [&](std::uint32_t from) {
-    reached[from >> 6] |= std::uint64_t{1} << (from & 63);
+    mark(from);
     queue.assign(1, from);
     for (std::size_t head = 0; head < queue.size(); ++head) {
       const std::uint32_t* l = Links(queue[head], 0);
       for (std::uint32_t j = 1; j <= l[0]; ++j) {
         const std::uint32_t t = l[j];
         if (is_reached(t) || state[t].load(std::memory_order_relaxed) == kAbsent) continue;
-        reached[t >> 6] |= std::uint64_t{1} << (t & 63);
+        mark(t);
         __builtin_prefetch(Links(t, 0));
         queue.push_back(t);
       }

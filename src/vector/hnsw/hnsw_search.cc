@@ -280,9 +280,7 @@ float Hnsw::Probe(const float* query, HnswSearchStats* stats) const {
   HnswSearchStats local;
   HnswSearchStats& st = stats ? *stats : local;
   if (g.entry == kNoNode) return std::numeric_limits<float>::infinity();
-  HeapItem ep{g.store->Distance(query, g.entry), g.entry};
-  ++st.distances;
-  return GreedyDescent(g, query, ep, g.max_level, 1, st).distance;
+  return GreedyDescent(g, query, 1, st).distance;
 }
 
 std::vector<Neighbor> Hnsw::Search(const float* query, std::size_t k,
