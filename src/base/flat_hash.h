@@ -20,6 +20,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/prefetch.h"
+
 namespace engram {
 
 class FlatHash {
@@ -82,7 +84,7 @@ class FlatHash {
 
   // Starts fetching the slot a string with Hash `hash` probes first.
   void Prefetch(std::uint64_t hash) const {
-    if (!slots_.empty()) __builtin_prefetch(&slots_[(hash >> 32) & (slots_.size() - 1)]);
+    if (!slots_.empty()) PrefetchRead(&slots_[(hash >> 32) & (slots_.size() - 1)]);
   }
 
   // The number a Find for a string with Hash `hash` compares first (the

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "base/bytes.h"
+#include "base/prefetch.h"
 #include "text/index/image_format.h"
 #include "text/index/stemmer.h"
 #include "text/index/text_index.h"
@@ -77,10 +78,10 @@ const char* ReadPostings(ByteReader& r, std::size_t n, std::size_t nf, std::size
 struct ForwardLists {
   IndexData& d;
   std::uint32_t id;
-  void Far(std::uint32_t doc) const { __builtin_prefetch(&d.doc_terms[doc]); }
+  void Far(std::uint32_t doc) const { PrefetchRead(&d.doc_terms[doc]); }
   void Near(std::uint32_t doc) const {
     const std::vector<std::uint32_t>& list = d.doc_terms[doc];
-    __builtin_prefetch(list.data() + list.size(), 1);
+    PrefetchWrite(list.data() + list.size());
   }
   void Add(std::uint32_t doc) const { d.doc_terms[doc].push_back(id); }
 };
@@ -101,7 +102,7 @@ std::uint64_t TermMix(std::uint32_t term) {
 struct TermSums {
   std::vector<std::uint64_t>& sums;  // per document, its terms' TermMix summed
   std::uint64_t mix;
-  void Far(std::uint32_t doc) const { __builtin_prefetch(&sums[doc], 1); }
+  void Far(std::uint32_t doc) const { PrefetchWrite(&sums[doc]); }
   void Near(std::uint32_t) const {}
   void Add(std::uint32_t doc) const { sums[doc] += mix; }
 };
@@ -131,8 +132,8 @@ const char* CheckPostings(TermPostings& p, const std::vector<bool>& is_live,
       if (at + kFar < scratch.size()) {
         const std::uint32_t ahead = scratch[at + kFar];
         to.Far(ahead);
-        __builtin_prefetch(&d.lengths[std::size_t{ahead} * nf]);
-        __builtin_prefetch(&tokens[std::size_t{ahead} * nf], 1);
+        PrefetchRead(&d.lengths[std::size_t{ahead} * nf]);
+        PrefetchWrite(&tokens[std::size_t{ahead} * nf]);
       }
       if (at + kNear < scratch.size()) to.Near(scratch[at + kNear]);
       const std::uint32_t doc = k.docs[i];

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <iterator>
 
+#include "base/prefetch.h"
 #include "text/index/index_data.h"
 
 namespace engram::text {
@@ -89,22 +90,22 @@ PostingAt TermPostings::LowerBound(std::uint32_t doc) const {
 
 void PrefetchPostings(const IndexData& data, const std::vector<std::uint32_t>& terms,
                       std::uint32_t doc) {
-  for (const std::uint32_t id : terms) __builtin_prefetch(&data.postings[id]);
+  for (const std::uint32_t id : terms) PrefetchRead(&data.postings[id]);
   for (const std::uint32_t id : terms) {
     const TermPostings& p = data.postings[id];
-    __builtin_prefetch(p.lasts.data() + p.lasts.size() / 2);
+    PrefetchRead(p.lasts.data() + p.lasts.size() / 2);
   }
   for (const std::uint32_t id : terms) {
     const TermPostings& p = data.postings[id];
     const std::size_t b = std::lower_bound(p.lasts.begin(), p.lasts.end(), doc) - p.lasts.begin();
-    if (b < p.blocks.size()) __builtin_prefetch(&p.blocks[b]);
+    if (b < p.blocks.size()) PrefetchRead(&p.blocks[b]);
   }
   for (const std::uint32_t id : terms) {
     const TermPostings& p = data.postings[id];
     const std::size_t b = std::lower_bound(p.lasts.begin(), p.lasts.end(), doc) - p.lasts.begin();
     if (b < p.blocks.size()) {
       const PostingBlock& k = p.blocks[b];
-      __builtin_prefetch(k.docs.data() + k.docs.size() / 2);
+      PrefetchRead(k.docs.data() + k.docs.size() / 2);
     }
   }
 }

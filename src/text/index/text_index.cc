@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "base/prefetch.h"
 #include "text/index/stemmer.h"
 #include "text/tokenize/tokenizer.h"
 
@@ -197,7 +198,7 @@ void TextIndex::Put(std::uint32_t doc, const std::vector<std::string_view>& text
       }
       for (std::size_t pos = 0; pos < count; ++pos) {
         const std::uint32_t candidate = d.surface_ids.Candidate(x.hashes[pos]);
-        if (candidate != FlatHash::kNone) __builtin_prefetch(&d.surface_words[candidate]);
+        if (candidate != FlatHash::kNone) PrefetchRead(&d.surface_words[candidate]);
       }
     }
     for (std::size_t pos = 0; pos < count; ++pos) {
@@ -271,25 +272,25 @@ void TextIndex::Put(std::uint32_t doc, const std::vector<std::string_view>& text
   // level (the term records, their last blocks, the ends of the blocks'
   // arrays), so the misses overlap instead of coming one after another in
   // the loop below.
-  for (const std::uint32_t id : x.slot_term) __builtin_prefetch(&d.postings[id]);
+  for (const std::uint32_t id : x.slot_term) PrefetchRead(&d.postings[id]);
   for (const std::uint32_t id : x.slot_term) {
     const TermPostings& p = d.postings[id];
     if (!p.blocks.empty()) {
-      __builtin_prefetch(&p.blocks.back());
-      __builtin_prefetch(&p.lasts.back(), 1);
+      PrefetchRead(&p.blocks.back());
+      PrefetchWrite(&p.lasts.back());
     }
-    __builtin_prefetch(p.max_tf.data(), 1);
-    __builtin_prefetch(p.min_len.data(), 1);
-    if (!p.blocks.empty()) __builtin_prefetch(&p.block_max_t.back(), 1);
+    PrefetchWrite(p.max_tf.data());
+    PrefetchWrite(p.min_len.data());
+    if (!p.blocks.empty()) PrefetchWrite(&p.block_max_t.back());
   }
   for (const std::uint32_t id : x.slot_term) {
     const TermPostings& p = d.postings[id];
     if (p.blocks.empty()) continue;
     const PostingBlock& k = p.blocks.back();
-    __builtin_prefetch(k.docs.data() + k.docs.size(), 1);
-    __builtin_prefetch(k.tfs.data() + k.tfs.size(), 1);
-    __builtin_prefetch(k.pos_start.data() + k.pos_start.size(), 1);
-    __builtin_prefetch(k.positions.data() + k.positions.size(), 1);
+    PrefetchWrite(k.docs.data() + k.docs.size());
+    PrefetchWrite(k.tfs.data() + k.tfs.size());
+    PrefetchWrite(k.pos_start.data() + k.pos_start.size());
+    PrefetchWrite(k.positions.data() + k.positions.size());
   }
   if (!d.stemmed()) d.doc_terms[doc].assign(x.slot_term.begin(), x.slot_term.end());
   for (std::size_t k = 0; k < slots; ++k) {

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "base/prefetch.h"
+
 namespace engram::vector {
 namespace {
 
@@ -25,9 +27,7 @@ constexpr std::size_t kPrefetchLines = 8;
 constexpr std::uint64_t kTestLive = 1024;
 
 inline void Prefetch(const float* v, std::size_t bytes) {
-  const char* p = reinterpret_cast<const char*>(v);
-  const std::size_t lines = std::min(kPrefetchLines, (bytes + 63) / 64);
-  for (std::size_t i = 0; i < lines; ++i) __builtin_prefetch(p + 64 * i, 0, 3);
+  PrefetchBytes(v, std::min(bytes, kPrefetchLines * kCacheLine));
 }
 
 }  // namespace

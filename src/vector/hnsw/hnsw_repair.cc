@@ -14,6 +14,7 @@
 // ConnectLevel0 links in the nodes no walk from the entry point reaches.
 #include <algorithm>
 
+#include "base/prefetch.h"
 #include "vector/hnsw/hnsw.h"
 #include "vector/hnsw/hnsw_graph.h"
 
@@ -211,7 +212,7 @@ std::size_t HnswGraph::ConnectLevel0() {
         const std::uint32_t t = l[j];
         if (is_reached(t) || state[t].load(std::memory_order_relaxed) == kAbsent) continue;
         mark(t);
-        __builtin_prefetch(Links(t, 0));
+        PrefetchRead(Links(t, 0));
         queue.push_back(t);
       }
     }
