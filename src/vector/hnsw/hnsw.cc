@@ -180,20 +180,22 @@ void HnswGraph::SearchLayerLocked(const float* q, HeapItem ep, std::size_t ef, i
     const HeapItem c = ctx.candidates[0];
     if (ctx.top.size() >= ef && c.distance > lower) break;
     HeapPop(ctx.candidates, MinFirst{});
-    // As the search's walk (hnsw_search.cc): the next candidate's links and
-    // each next neighbour's mark and vector are fetched ahead. Level 0 only:
-    // an upper list's address is read from its node, which needs the lock.
-    if (level == 0 && !ctx.candidates.empty()) __builtin_prefetch(Links(ctx.candidates[0].id, 0));
+    // As the search's walk (hnsw_search.cc): the next candidate's links are
+    // fetched ahead (level 0 only: an upper list's address is read from its
+    // node, which needs the lock), and the neighbours not visited yet are
+    // gathered, in place, with their vectors fetched, then measured.
+    if (level == 0 && !ctx.candidates.empty()) PrefetchRead(Links(ctx.candidates[0].id, 0));
     CopyLinks(c.id, level, ctx.links);
-    const std::size_t n = ctx.links.size();
-    for (std::size_t j = 0; j < n; ++j) {
-      const std::uint32_t nb = ctx.links[j];
-      if (j + 1 < n) {
-        __builtin_prefetch(&ctx.marks[ctx.links[j + 1]]);
-        __builtin_prefetch(store->Get(ctx.links[j + 1]));
-      }
+    for (const std::uint32_t nb : ctx.links) PrefetchRead(&ctx.marks[nb]);
+    std::size_t count = 0;
+    for (const std::uint32_t nb : ctx.links) {
       if (ctx.Visited(nb) || LevelOf(nb) < level) continue;  // levels: see GreedyLocked
       ctx.Visit(nb);
+      PrefetchVector(*this, nullptr, nb);
+      ctx.links[count++] = nb;
+    }
+    for (std::size_t j = 0; j < count; ++j) {
+      const std::uint32_t nb = ctx.links[j];
       const float d = dist(q, store->Get(nb), dim);
       if (ctx.top.size() < ef || d < lower) {
         HeapPush(ctx.candidates, {d, nb}, MinFirst{});

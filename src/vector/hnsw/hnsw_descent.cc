@@ -36,6 +36,7 @@ HeapItem BeamOnLevelOne(const HnswGraph& g, const float* q, HeapItem cur, std::s
     if (ctx.top.size() >= width && c.distance > ctx.top[0].distance) break;
     HeapPop(ctx.candidates, MinFirst{});
     const std::uint32_t* l = g.Links(c.id, 1);
+    for (std::uint32_t j = 1; j <= l[0]; ++j) PrefetchVector(g, codes, l[j]);
     for (std::uint32_t j = 1; j <= l[0]; ++j) {
       const std::uint32_t nb = l[j];
       if (g.levels[nb] < 1 || ctx.Visited(nb)) continue;  // a link left by a drop (Hnsw::Drop)
@@ -72,6 +73,7 @@ HeapItem GreedyDescent(const HnswGraph& g, const float* q, int to, HnswSearchSta
     for (bool changed = true; changed;) {
       changed = false;
       const std::uint32_t* l = g.Links(cur.id, level);
+      for (std::uint32_t j = 1; j <= l[0]; ++j) PrefetchVector(g, nullptr, l[j]);
       for (std::uint32_t j = 1; j <= l[0]; ++j) {
         if (g.levels[l[j]] < level) continue;  // a link left by a drop (Hnsw::Drop)
         const float d = dist(q, g.store->Get(l[j]), dim);

@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/prefetch.h"
 #include "vector/hnsw/hnsw.h"
 
 namespace engram::vector {
@@ -64,7 +65,8 @@ struct SearchContext {
   std::vector<HeapItem> candidates;  // min-heap on distance
   std::vector<HeapItem> top;         // max-heap on distance
   std::vector<std::uint64_t> allowed_bits;
-  std::vector<std::uint32_t> links;  // a copy of one link list (inserts)
+  std::vector<std::uint32_t> links;      // a copy of one link list (inserts)
+  std::vector<std::uint32_t> unvisited;  // of one link list (level 0's walk)
 
   // Starts a new search over `n` nodes: all unvisited.
   void Reset(std::size_t n);
@@ -222,6 +224,19 @@ struct HnswGraph {
   }
   void Unlock(std::uint32_t id) { locks[id].store(0, std::memory_order_release); }
 };
+
+// Starts fetching what a distance to node `id` reads: its 8-bit row when
+// `codes` is set (all of it: 144 bytes at 128-d span three lines), else the
+// first two lines of its floats, which the hardware follows with the rest.
+// A walk prefetches every neighbour it will measure before measuring any, so
+// that their misses overlap (at 1M nodes each is a trip to memory).
+inline void PrefetchVector(const HnswGraph& g, const Sq8Codes* codes, std::uint32_t id) {
+  if (codes != nullptr) {
+    PrefetchBytes(codes->Row(id), codes->stride());
+  } else {
+    PrefetchBytes(g.store->Get(id), std::min<std::size_t>(g.store->dim() * 4, 2 * kCacheLine));
+  }
+}
 
 // The descent of a search (hnsw_descent.cc): from the entry point down the
 // upper levels to the node level 0's walk starts from (the graph is not

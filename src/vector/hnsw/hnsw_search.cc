@@ -18,9 +18,6 @@
 namespace engram::vector {
 namespace {
 
-// How many cache lines of the next neighbour's vector to prefetch.
-constexpr std::size_t kNeighbourPrefetchLines = 2;
-
 inline void SetRange(std::uint64_t* bits, std::size_t words, std::uint64_t from,
                      std::uint64_t to) {  // [from, to)
   to = std::min<std::uint64_t>(to, words * 64);
@@ -129,14 +126,6 @@ struct Level0 {
     const std::uint32_t doc = by_doc->docs[id];
     return TestBit(bits, id) && doc < by_doc->words * 64 && TestBit(by_doc->bits, doc);
   }
-  void Prefetch(std::uint32_t id) const {
-    const char* p = codes != nullptr ? reinterpret_cast<const char*>(codes->Row(id))
-                                     : reinterpret_cast<const char*>(Vec(id));
-    const std::size_t bytes = codes != nullptr ? codes->stride() : dim * 4;
-    for (std::size_t i = 0; i < kNeighbourPrefetchLines && i * 64 < bytes; ++i) {
-      __builtin_prefetch(p + i * 64);
-    }
-  }
   // Queues `id` at distance d and keeps it when allowed (kCheck) and near.
   template <bool kCheck>
   void Offer(float d, std::uint32_t id) {
@@ -144,7 +133,7 @@ struct Level0 {
       HeapPush(ctx.candidates, {d, id}, MinFirst{});
       // The nearest candidate is likely the next expanded: its link list is
       // fetched ahead (WalkAll does so after each pop too).
-      __builtin_prefetch(g.Links(ctx.candidates[0].id, 0));
+      PrefetchRead(g.Links(ctx.candidates[0].id, 0));
       if (!kCheck || Allowed(id)) {
         HeapPush(ctx.top, {d, id}, MaxFirst{});
         if (ctx.top.size() > ef) HeapPop(ctx.top, MaxFirst{});
@@ -158,6 +147,7 @@ struct Level0 {
   // a sparse filter costs time rather than recall.
   template <bool kFiltered>
   void WalkAll(HeapItem ep) {
+    ctx.unvisited.resize(g.m0);
     ctx.Visit(ep.id);
     HeapPush(ctx.candidates, ep, MinFirst{});
     if (!kFiltered || Allowed(ep.id)) {
@@ -170,7 +160,7 @@ struct Level0 {
       HeapPop(ctx.candidates, MinFirst{});
       // The next nearest is likely expanded next: its link list is fetched
       // while this one's neighbours are (hnswlib prefetches it too).
-      if (!ctx.candidates.empty()) __builtin_prefetch(g.Links(ctx.candidates[0].id, 0));
+      if (!ctx.candidates.empty()) PrefetchRead(g.Links(ctx.candidates[0].id, 0));
       ++stats.visited;
       if (kFiltered && stats.near_expanded < HnswSearchStats::kNear) {
         ++stats.near_expanded;
@@ -181,22 +171,24 @@ struct Level0 {
           return;
         }
       }
+      // The neighbours not visited yet are gathered and their vectors
+      // fetched first, then measured (PrefetchVector).
       const std::uint32_t* l = g.Links(c.id, 0);
       const std::uint32_t n = l[0];
-      if (n == 0) continue;
-      __builtin_prefetch(&ctx.marks[l[1]]);
-      Prefetch(l[1]);
+      for (std::uint32_t j = 1; j <= n; ++j) PrefetchRead(&ctx.marks[l[j]]);
+      std::uint32_t* unvisited = ctx.unvisited.data();
+      std::uint32_t count = 0;
       for (std::uint32_t j = 1; j <= n; ++j) {
         const std::uint32_t nb = l[j];
-        if (j < n) {
-          __builtin_prefetch(&ctx.marks[l[j + 1]]);
-          Prefetch(l[j + 1]);
-        }
         if (ctx.Visited(nb)) continue;
         ctx.Visit(nb);
-        const float d = Dist(nb);
+        PrefetchVector(g, codes, nb);
+        unvisited[count++] = nb;
+      }
+      for (std::uint32_t i = 0; i < count; ++i) {
+        const float d = Dist(unvisited[i]);
         ++stats.distances;
-        Offer<kFiltered>(d, nb);
+        Offer<kFiltered>(d, unvisited[i]);
       }
     }
   }
@@ -214,6 +206,7 @@ struct Level0 {
   // the graph; the planner scans those exactly instead.
   void TwoHop(HeapItem ep) {
     const std::size_t budget = g.m0;
+    ctx.unvisited.resize(budget);
     std::vector<std::uint32_t>& spill = ctx.links;
     spill.clear();
     ctx.Visit(ep.id);
@@ -241,34 +234,41 @@ struct Level0 {
     }
   }
 
+  // Gathers, then measures, as WalkAll does; the lists of the disallowed
+  // neighbours, looked through, are fetched ahead too.
   void Expand(std::uint32_t c, std::size_t budget, std::vector<std::uint32_t>& spill) {
     ++stats.visited;
     const std::uint32_t* l = g.Links(c, 0);
     const std::uint32_t n = l[0];
-    std::size_t gathered = 0;
-    for (std::uint32_t j = 1; j <= n && gathered < budget; ++j) {
+    for (std::uint32_t j = 1; j <= n; ++j) {
+      if (!TestBit(bits, l[j])) PrefetchRead(g.Links(l[j], 0));
+    }
+    std::uint32_t* found = ctx.unvisited.data();
+    std::size_t count = 0;
+    auto gather = [&](std::uint32_t id) {
+      ctx.Visit(id);
+      PrefetchVector(g, codes, id);
+      found[count++] = id;
+    };
+    for (std::uint32_t j = 1; j <= n && count < budget; ++j) {
       const std::uint32_t nb = l[j];
       if (ctx.Visited(nb)) continue;
       if (TestBit(bits, nb)) {
-        ctx.Visit(nb);
-        const float d = Dist(nb);
-        ++stats.distances;
-        Offer<false>(d, nb);
-        ++gathered;
+        gather(nb);
         continue;
       }
       spill.push_back(nb);
       const std::uint32_t* l2 = g.Links(nb, 0);
       const std::uint32_t n2 = l2[0];
-      for (std::uint32_t i = 1; i <= n2 && gathered < budget; ++i) {
+      for (std::uint32_t i = 1; i <= n2 && count < budget; ++i) {
         const std::uint32_t nn = l2[i];
-        if (ctx.Visited(nn) || !TestBit(bits, nn)) continue;
-        ctx.Visit(nn);
-        const float d = Dist(nn);
-        ++stats.distances;
-        Offer<false>(d, nn);
-        ++gathered;
+        if (!ctx.Visited(nn) && TestBit(bits, nn)) gather(nn);
       }
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+      const float d = Dist(found[i]);
+      ++stats.distances;
+      Offer<false>(d, found[i]);
     }
   }
 };
@@ -331,6 +331,10 @@ std::vector<Neighbor> Hnsw::Search(const float* query, std::size_t k,
   }
   std::vector<Neighbor> out;
   out.reserve(ctx->top.size());
+  if (walk.codes != nullptr) {  // the re-ranking's floats, fetched together
+    const std::size_t bytes = std::min<std::size_t>(g.store->dim() * 4, 8 * kCacheLine);
+    for (const HeapItem& h : ctx->top) PrefetchBytes(g.store->Get(h.id), bytes);
+  }
   for (const HeapItem& h : ctx->top) {
     // Re-ranked: the kept candidates' distances from the floats.
     out.push_back({h.id, walk.codes != nullptr ? g.store->Distance(query, h.id) : h.distance});
