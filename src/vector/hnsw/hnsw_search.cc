@@ -142,6 +142,24 @@ struct Level0 {
     }
   }
 
+  // One expansion gathers the neighbours it will measure (ctx.unvisited),
+  // each marked visited and its vector fetched (PrefetchVector), then
+  // measures them: their misses overlap instead of following one another.
+  void Gather(std::uint32_t id, std::uint32_t& count) {
+    ctx.Visit(id);
+    PrefetchVector(g, codes, id);
+    ctx.unvisited[count++] = id;
+  }
+  template <bool kCheck>
+  void MeasureGathered(std::uint32_t count) {
+    for (std::uint32_t i = 0; i < count; ++i) {
+      const std::uint32_t id = ctx.unvisited[i];
+      const float d = Dist(id);
+      ++stats.distances;
+      Offer<kCheck>(d, id);
+    }
+  }
+
   // Walks every node; keeps allowed ones when kFiltered. Runs on until ef
   // nodes are kept or the reachable graph is exhausted, as hnswlib does, so
   // a sparse filter costs time rather than recall.
@@ -171,25 +189,14 @@ struct Level0 {
           return;
         }
       }
-      // The neighbours not visited yet are gathered and their vectors
-      // fetched first, then measured (PrefetchVector).
       const std::uint32_t* l = g.Links(c.id, 0);
       const std::uint32_t n = l[0];
       for (std::uint32_t j = 1; j <= n; ++j) PrefetchRead(&ctx.marks[l[j]]);
-      std::uint32_t* unvisited = ctx.unvisited.data();
       std::uint32_t count = 0;
       for (std::uint32_t j = 1; j <= n; ++j) {
-        const std::uint32_t nb = l[j];
-        if (ctx.Visited(nb)) continue;
-        ctx.Visit(nb);
-        PrefetchVector(g, codes, nb);
-        unvisited[count++] = nb;
+        if (!ctx.Visited(l[j])) Gather(l[j], count);
       }
-      for (std::uint32_t i = 0; i < count; ++i) {
-        const float d = Dist(unvisited[i]);
-        ++stats.distances;
-        Offer<kFiltered>(d, unvisited[i]);
-      }
+      MeasureGathered<kFiltered>(count);
     }
   }
 
@@ -243,18 +250,12 @@ struct Level0 {
     for (std::uint32_t j = 1; j <= n; ++j) {
       if (!TestBit(bits, l[j])) PrefetchRead(g.Links(l[j], 0));
     }
-    std::uint32_t* found = ctx.unvisited.data();
-    std::size_t count = 0;
-    auto gather = [&](std::uint32_t id) {
-      ctx.Visit(id);
-      PrefetchVector(g, codes, id);
-      found[count++] = id;
-    };
+    std::uint32_t count = 0;
     for (std::uint32_t j = 1; j <= n && count < budget; ++j) {
       const std::uint32_t nb = l[j];
       if (ctx.Visited(nb)) continue;
       if (TestBit(bits, nb)) {
-        gather(nb);
+        Gather(nb, count);
         continue;
       }
       spill.push_back(nb);
@@ -262,14 +263,10 @@ struct Level0 {
       const std::uint32_t n2 = l2[0];
       for (std::uint32_t i = 1; i <= n2 && count < budget; ++i) {
         const std::uint32_t nn = l2[i];
-        if (!ctx.Visited(nn) && TestBit(bits, nn)) gather(nn);
+        if (!ctx.Visited(nn) && TestBit(bits, nn)) Gather(nn, count);
       }
     }
-    for (std::size_t i = 0; i < count; ++i) {
-      const float d = Dist(found[i]);
-      ++stats.distances;
-      Offer<false>(d, found[i]);
-    }
+    MeasureGathered<false>(count);
   }
 };
 
