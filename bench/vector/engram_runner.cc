@@ -17,6 +17,20 @@ struct EngramSystem::State {
   std::unique_ptr<vector::VectorIndex> index;
   std::size_t value_graph_min = 0;
   vector::PlannerConstants constants;  // of Variants()
+  // The explains of the current point's noted pass, summed: printed per
+  // query when the next point starts (ReportWork).
+  std::string point;  // "mode ef N"
+  std::size_t noted = 0;
+  double distances = 0, keys = 0;
+
+  void ReportWork() {
+    if (noted > 0) {
+      fmt::print(stderr, "    engram {}: per query {:.0f} distances, {:.1f} value keys searched\n",
+                 point, distances / noted, keys / noted);
+    }
+    noted = 0;
+    distances = keys = 0;
+  }
   CaseView current;
   // Per query of the current case: the labels its allowed records carry
   // (empty: the case is not a label filter).
@@ -30,12 +44,12 @@ std::string EngramSystem::Kernel() {
 }
 
 EngramSystem::EngramSystem(const Dataset& d, const HnswParams& params, std::size_t value_graph_min,
-                           double probe_slack)
+                           double cover_slack)
     : s_(std::make_unique<State>()) {
   s_->d = &d;
   s_->params = params;
   s_->value_graph_min = value_graph_min;
-  if (probe_slack > 0) s_->constants.probe_slack = probe_slack;
+  if (cover_slack > 0) s_->constants.cover_slack = cover_slack;
 }
 
 std::string LabelKey(std::uint32_t label) {
@@ -97,6 +111,7 @@ Variant EngramSystem::Make(std::string mode, std::optional<vector::VectorPlan> p
   v.system = "engram";
   v.mode = std::move(mode);
   v.prepare = [s](const CaseView& view) {
+    s->ReportWork();
     s->current = view;
     s->covers.clear();
     const bool labels = view.spec.correlation == Correlation::kCorrelated ||
@@ -112,7 +127,9 @@ Variant EngramSystem::Make(std::string mode, std::optional<vector::VectorPlan> p
       s->covers.push_back(std::move(cover));
     }
   };
-  v.set_ef = [s, plan, constants](std::size_t ef) {
+  v.set_ef = [s, plan, constants, mode = v.mode](std::size_t ef) {
+    s->ReportWork();
+    s->point = fmt::format("{} ef {}", mode, ef);  // the planner's default: ef 0
     s->options = vector::VectorSearchOptions{};
     s->options.k = s->params.k;
     s->options.ef = ef;
@@ -126,6 +143,11 @@ Variant EngramSystem::Make(std::string mode, std::optional<vector::VectorPlan> p
                                  s->current.Allowed(q), note ? &s->explain : nullptr);
     if (!hits.ok()) throw std::runtime_error("engram Search: " + hits.status().ToString());
     for (const vector::Neighbor& n : *hits) out->push_back(n.id);
+    if (note) {
+      ++s->noted;
+      s->distances += static_cast<double>(s->explain.distances);
+      s->keys += static_cast<double>(s->explain.value_graphs);
+    }
     return note ? vector::VectorPlanName(s->explain.plan) : std::string_view{};
   };
   return v;

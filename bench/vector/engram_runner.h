@@ -21,9 +21,9 @@ class EngramSystem {
   // with at least that many records get value graphs, and the correlated
   // and anti-correlated filters (unions of labels) come with their labels
   // as the cover, as a filter `label in [...]` gives one in the engine.
-  // probe_slack > 0 replaces PlannerConstants::probe_slack in Variants().
+  // cover_slack > 0 replaces PlannerConstants::cover_slack in Variants().
   EngramSystem(const Dataset& d, const HnswParams& params, std::size_t value_graph_min = 0,
-               double probe_slack = 0);
+               double cover_slack = 0);
   ~EngramSystem();
   // PutBatch of every record (ids = record numbers) on `threads` threads.
   BuildInfo Build(std::size_t threads);

@@ -14,10 +14,10 @@
 //   [--efs 10,16,...] [--m 16] [--ef-construction 200] [--threads 2]
 //   [--seed S] [--min-seconds X] [--max-ms-per-query X] [--clock cpu|wall]
 //   [--systems engram,faiss,hnswlib] [--filters 100%-none,50%-anti,...]
-//   [--json-out FILE] [--value-graphs MIN] [--probe-slack X] [--sq8] [--interleave R]
+//   [--json-out FILE] [--value-graphs MIN] [--cover-slack X] [--sq8] [--interleave R]
 //   (--value-graphs: engram's records carry their labels as keys, labels of
 //   at least MIN records get value graphs, label filters come with covers;
-//   --probe-slack: PlannerConstants::probe_slack for engram's variants;
+//   --cover-slack: PlannerConstants::cover_slack for engram's variants;
 //   --sq8: engram's index quantised (VectorIndexOptions::quantize), with a
 //   variant walking its floats on the same graph; --interleave R: after each
 //   case, R interleaved rounds of every variant at recall >= 0.95, sweep.h)
@@ -74,7 +74,7 @@ struct Options {
   std::vector<std::string> filters;  // --filters: these names only (FilterSpec::Name); empty: all
   bool fitting = false;              // --fit: fit the planner's constants on the one dataset given
   std::size_t value_graph_min = 0;   // --value-graphs (0: none)
-  double probe_slack = 0;            // --probe-slack (0: the built-in one)
+  double cover_slack = 0;            // --cover-slack (0: the built-in one)
   std::size_t interleave = 0;        // --interleave R: rounds (sweep.h RunInterleaved)
   FitGrid fit;
 };
@@ -129,7 +129,7 @@ std::vector<Point> RunFilters(const Options& o, const Dataset& d, std::vector<Va
 // (fit.h); prints the grid and the constants chosen.
 std::string RunFit(const Options& o, const std::string& name) {
   const Dataset d = Load(o, name);
-  EngramSystem engram(d, o.hnsw, o.value_graph_min, o.probe_slack);
+  EngramSystem engram(d, o.hnsw, o.value_graph_min, o.cover_slack);
   const BuildInfo built = engram.Build(o.threads);
   fmt::print(stderr, "[{}] built engram in {:.2f} s\n", name, built.seconds);
   std::vector<Variant> variants;
@@ -149,7 +149,7 @@ std::string RunDataset(const Options& o, const std::string& name, AimTally* tall
   const bool with_engram = Has(o.systems, "engram");
   std::vector<BuildInfo> builds;
   std::vector<Variant> variants;
-  EngramSystem engram(d, o.hnsw, o.value_graph_min, o.probe_slack);
+  EngramSystem engram(d, o.hnsw, o.value_graph_min, o.cover_slack);
   FaissPeers faiss(d, o.hnsw);
   HnswlibPeer hnswlib(d, o.hnsw);
   auto report = [&](const BuildInfo& b) {
@@ -223,12 +223,12 @@ Options ParseArgs(int argc, char** argv) {
       o.filters = args.List();
     } else if (args.Is("--value-graphs")) {
       o.value_graph_min = std::stoul(args.Value());
+    } else if (args.Is("--cover-slack")) {
+      o.cover_slack = std::stod(args.Value());
     } else if (args.Is("--sq8")) {
       o.hnsw.quantize = true;
     } else if (args.Is("--interleave")) {
       o.interleave = std::stoul(args.Value());
-    } else if (args.Is("--probe-slack")) {
-      o.probe_slack = std::stod(args.Value());
     } else if (args.Is("--fit")) {
       o.fitting = true;
     } else if (args.Is("--fit-walk-costs")) {

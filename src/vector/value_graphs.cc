@@ -9,6 +9,7 @@
 #include "vector/value_graphs.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -17,6 +18,7 @@
 
 #include "base/bytes.h"
 #include "base/status.h"
+#include "vector/exact/exact_search.h"
 
 namespace engram::vector {
 namespace {
@@ -35,10 +37,20 @@ struct ValueGraphs::Graph {
   std::vector<std::uint32_t> docs;                         // node -> record (kFree: none)
   std::unordered_map<std::uint32_t, std::uint32_t> local;  // record -> node
   std::vector<std::uint32_t> free;                         // node numbers to reuse
+  // The members' vectors summed, and their squared norms: their centre and
+  // spread (ValueGraphs::Estimate).
+  std::vector<double> sum = std::vector<double>(store.dim(), 0.0);
+  double squares = 0;
 
+  void Count(const float* v, double sign) {
+    for (std::size_t i = 0; i < sum.size(); ++i) {
+      sum[i] += sign * v[i];
+      squares += sign * double{v[i]} * v[i];
+    }
+  }
   std::size_t MemoryBytes() const {
     return store.MemoryBytes() + hnsw.MemoryBytes() + docs.capacity() * 4 + local.size() * 32 +
-           free.capacity() * 4;
+           free.capacity() * 4 + sum.capacity() * 8;
   }
 };
 
@@ -112,6 +124,7 @@ std::uint32_t ValueGraphs::AddNode(Key& key, std::uint32_t doc) {
       g.store.Put(node, std::span<const float>(walk_->Get(doc), walk_->dim()));
   g.docs[node] = doc;
   g.local.emplace(doc, node);
+  g.Count(walk_->Get(doc), 1);
   return node;
 }
 
@@ -129,6 +142,7 @@ void ValueGraphs::Leave(Key& key, std::uint32_t doc) {
   if (it == g.local.end()) return;
   const std::uint32_t node = it->second;
   g.hnsw.Drop(node);  // needs the node's vector: removed after
+  g.Count(g.store.Get(node), -1);
   g.store.Remove(node);
   g.docs[node] = kFree;
   g.free.push_back(node);
@@ -268,10 +282,49 @@ std::vector<Neighbor> ValueGraphs::Search(const KeyView& key, const float* walk_
   return hits;
 }
 
-float ValueGraphs::Probe(const KeyView& key, const float* walk_query,
-                         HnswSearchStats* stats) const {
+std::vector<Neighbor> ValueGraphs::Scan(const KeyView& key, const float* walk_query, std::size_t k,
+                                        const roaring::Roaring* allowed,
+                                        const Deadline* deadline) const {
   const Graph* g = keys_[key.index]->graph.get();
-  return g == nullptr ? std::numeric_limits<float>::infinity() : g->hnsw.Probe(walk_query, stats);
+  if (g == nullptr) return {};
+  std::optional<roaring::Roaring> nodes;
+  if (allowed != nullptr) {
+    nodes.emplace();
+    const roaring::Roaring kept = *key.records & *allowed;
+    for (std::uint32_t doc : kept) {
+      const auto it = g->local.find(doc);
+      if (it != g->local.end()) nodes->add(it->second);
+    }
+  }
+  std::vector<Neighbor> hits =
+      ExactSearch(g->store, walk_query, k, nodes ? &*nodes : nullptr, deadline);
+  for (Neighbor& h : hits) h.id = g->docs[h.id];
+  return hits;
+}
+
+double ValueGraphs::Estimate(const KeyView& key, const float* walk_query) const {
+  const Graph* g = keys_[key.index]->graph.get();
+  const double n = g == nullptr ? 0 : static_cast<double>(g->local.size());
+  if (n == 0) return std::numeric_limits<double>::infinity();
+  // Squared: the query's distance to the centre, and the members' mean
+  // distance from it.
+  double qq = 0, qs = 0, ss = 0;
+  for (std::size_t i = 0; i < g->sum.size(); ++i) {
+    qq += double{walk_query[i]} * walk_query[i];
+    qs += walk_query[i] * g->sum[i];
+    ss += g->sum[i] * g->sum[i];
+  }
+  const double centre = std::max(0.0, qq - 2 * qs / n + ss / (n * n));
+  const double spread = std::max(0.0, g->squares / n - ss / (n * n));
+  // The nearest of n points spread as a Gaussian of that variance around
+  // the centre lies about sqrt(2 ln n) deviations of the spread along the
+  // query's direction (its share 1/dim of the variance) nearer.
+  const double along = std::sqrt(spread / static_cast<double>(g->sum.size()));
+  const double reach = std::sqrt(2 * std::log(std::max(n, 2.0))) * along;
+  const double nearest = centre + spread - 2 * std::sqrt(centre) * reach;
+  // In the store's distance: cosine's 1 - dot is half the squared distance
+  // of unit vectors; l2 (and dot's Euclidean walk copy) the squared one.
+  return g->store.metric() == Metric::kCosine ? nearest / 2 : nearest;
 }
 
 std::size_t ValueGraphs::MemoryBytes() const {
@@ -373,6 +426,7 @@ StatusOr<ValueGraphs> ValueGraphs::Load(std::string_view bytes, const VectorStor
       if (!g.store.Put(node, std::span<const float>(walk->Get(d), walk->dim())).ok()) {
         return fail("a node's vector is not valid");
       }
+      g.Count(walk->Get(d), 1);
     }
     std::string_view graph_bytes = r.View();
     if (!r.ok()) return fail("bad graph");

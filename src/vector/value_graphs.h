@@ -29,6 +29,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/deadline.h"
 #include "base/roaring.h"
 #include "engram/status.h"
 #include "vector/hnsw/hnsw.h"
@@ -95,8 +96,17 @@ class ValueGraphs {
   std::vector<Neighbor> Search(const KeyView& key, const float* walk_query, std::size_t k,
                                const HnswSearchParams& params, const HnswDocFilter* doc_filter,
                                HnswSearchStats* stats) const;
-  // Hnsw::Probe of the key's graph (infinity without one).
-  float Probe(const KeyView& key, const float* walk_query, HnswSearchStats* stats) const;
+  // The same best k, exactly: a scan of the graph's copy of the vectors
+  // (contiguous, so cheaper than a walk over a small graph). `allowed`:
+  // record numbers (nullptr: every record of the key). Stops with what it
+  // has when `deadline` passes.
+  std::vector<Neighbor> Scan(const KeyView& key, const float* walk_query, std::size_t k,
+                             const roaring::Roaring* allowed, const Deadline* deadline) const;
+  // An estimate of the distance (the walk store's) from the query (walk
+  // form) to the nearest record of the key's graph, from its members' centre
+  // and spread (one pass over `dim` sums; infinity without a graph): the
+  // order in which a search over many keys visits them.
+  double Estimate(const KeyView& key, const float* walk_query) const;
 
   std::size_t keys() const { return by_name_.size(); }
   std::size_t graphs() const { return graph_count_; }

@@ -177,6 +177,56 @@ TEST(ValueGraphs, FarFiltersKeepRecall) {
   }
 }
 
+TEST(ValueGraphs, ScanIsTheExactBestOfItsKey) {
+  const VectorIndex index = Build(Metric::kL2);
+  for (std::uint32_t label = 0; label < 5; ++label) {
+    const auto key = index.values().Find(Key(label));
+    ASSERT_TRUE(key && key->has_graph());
+    roaring::Roaring half;
+    for (std::uint32_t id : *key->records) {
+      if (id % 2 == 0) half.add(id);
+    }
+    const roaring::Roaring kept = *key->records & half;
+    for (std::size_t qi = 0; qi < kQueries; ++qi) {
+      const float* q = Row(kN + qi).data();
+      const auto all = index.values().Scan(*key, q, 10, nullptr, nullptr);
+      EXPECT_EQ(all, ExactSearch(index.store(), q, 10, key->records));
+      const auto some = index.values().Scan(*key, q, 10, &half, nullptr);
+      EXPECT_EQ(some, ExactSearch(index.store(), q, 10, &kept));
+    }
+  }
+}
+
+// The key estimated nearest holds one of the three nearest keys' records,
+// and the estimates are in the store's distance (cosine's included).
+TEST(ValueGraphs, EstimatesFollowEachKeysNearestRecord) {
+  for (Metric metric : {Metric::kL2, Metric::kCosine}) {
+    const VectorIndex index = Build(metric);
+    double ratio = 0;
+    for (std::size_t qi = 0; qi < kQueries; ++qi) {
+      const std::vector<float> query(Row(kN + qi).begin(), Row(kN + qi).end());
+      const auto q = index.store().PrepareQuery(query);
+      ASSERT_TRUE(q.ok());
+      std::vector<std::pair<double, float>> keys;  // estimate, nearest record
+      for (std::uint32_t label = 0; label < kLabels; ++label) {
+        const auto key = index.values().Find(Key(label));
+        ASSERT_TRUE(key && key->has_graph());
+        const float nearest = ExactSearch(index.store(), q->data(), 1, key->records)[0].distance;
+        keys.emplace_back(index.values().Estimate(*key, q->data()), nearest);
+        ratio += keys.back().first / keys.back().second;
+      }
+      std::vector<float> nearest;
+      for (const auto& k : keys) nearest.push_back(k.second);
+      std::sort(nearest.begin(), nearest.end());
+      EXPECT_LE(std::min_element(keys.begin(), keys.end())->second, nearest[2])
+          << MetricName(metric) << " query " << qi;
+    }
+    ratio /= static_cast<double>(kQueries * kLabels);
+    EXPECT_GT(ratio, 0.75) << MetricName(metric);
+    EXPECT_LT(ratio, 1.33) << MetricName(metric);
+  }
+}
+
 TEST(ValueGraphs, SurviveReplacedVectorsChangedKeysAndRemovals) {
   VectorIndex index = Build(Metric::kL2);
   std::mt19937_64 rng(5);

@@ -59,10 +59,9 @@ std::string_view VectorPlanName(VectorPlan plan);
 struct PlannerConstants {
   double walk_cost = 18;        // one graph distance, in exact-scan distances
   std::size_t default_ef = 64;  // graph plans' ef when the caller gives none (at least 2k)
-  // kValueGraphs: a value graph is searched only while its probe
-  // (Hnsw::Probe), scaled by the ratio of best to probe that searched graphs
-  // showed, is within this factor of the k-th distance found so far.
-  double probe_slack = 1.5;
+  // kValueGraphs over many keys: a key not searched yet may lie this many
+  // times further below its estimate than any searched key's best did.
+  double cover_slack = 2;
 };
 
 struct VectorSearchOptions {
@@ -96,8 +95,8 @@ struct VectorExplain {
   double local_selectivity = -1;
   std::size_t ef = 0;             // ef used by a graph plan
   std::size_t distances = 0;      // distance computations made
-  std::size_t value_graphs = 0;   // kValueGraphs: value graphs searched
-  std::size_t value_scanned = 0;  // kValueGraphs: records scanned beside them
+  std::size_t value_graphs = 0;   // kValueGraphs: keys searched (walked or scanned)
+  std::size_t value_scanned = 0;  // kValueGraphs: records scanned (in keys or beside them)
   // Graph walks use the 8-bit copy, re-ranked with the floats (quantize).
   bool quantized = false;
   std::string reason;  // one sentence: why this plan

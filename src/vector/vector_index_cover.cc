@@ -1,24 +1,25 @@
 // VectorIndex's kValueGraphs plan. A filter on values of graph fields comes
 // with a cover (VectorSearchOptions::cover): keys whose records hold every
 // allowed record. The plan searches the keys' value graphs (value_graphs.h),
-// each walked only over its own records, so a filter far from the query, or
-// one keeping few records, leaves nothing to walk through; keys too small for
-// a graph, and records not linked yet, are scanned exactly; the parts are
-// merged. A cover of many keys (a filter on many values) probes every graph
-// first (Hnsw::Probe: a greedy descent of its upper levels) and searches them
-// nearest first. A graph's nearest allowed record lies below its probe, by a
-// ratio the searched graphs show: the search stops at the first graph whose
-// probe, times the smallest ratio seen, lies beyond probe_slack times the
-// k-th distance found. On clustered data the nearest allowed records lie in
-// the few keys that come nearest; on values spread over the space (or partial
-// filters) the ratios are small and more graphs are searched. The first
-// kAlwaysSearched are searched whatever their probes.
+// each only over its own records, so a filter far from the query, or one
+// keeping few records, leaves nothing to walk through; keys too small for a
+// graph, and records not linked yet, are scanned exactly; the parts are
+// merged. A key's kept records are walked in its graph, or scanned in its
+// graph's contiguous copy where that is cheaper (a small key, or a high ef).
+// A cover of many keys (a filter on many values) orders them by the
+// estimated distance of their nearest record (ValueGraphs::Estimate: their
+// centre and spread, one pass over a sum each) and searches them nearest
+// first: the first kAlwaysSearched whatever they hold, then while a key's
+// estimate, less cover_slack times the most any searched key's best came
+// below its own, is within the k-th distance found.
 //
 // Its estimated cost, in exact-scan distances as the planner's others: the
-// records scanned, kProbeCost per probe distance, and for every graph
-// kPartCost plus walk_cost per walk distance (ef over the share of the
-// graph's records the filter keeps). It is taken only when kMargin times that
-// is below the other plans' cost.
+// records scanned, kEstimateCost per key estimated, and for the keys
+// searched (all, or kSearchedPerRoot times the root of their number)
+// the cheaper of the scan (a distance per kept record, two with a filter
+// inside the key) and the walk (kPartCost plus walk_cost per walk distance:
+// ef over the share of the key's records the filter keeps). It is taken only
+// when kMargin times that is below the other plans' cost.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -32,18 +33,27 @@ namespace engram::vector {
 namespace {
 
 constexpr std::size_t kAlwaysSearched = 4;
-constexpr double kProbeDistances = 24;  // a probe of a graph, in graph distances
-// A probe's distance, in exact-scan distances: a greedy step over a short
-// list on the small, cached upper levels, without the walk's heaps.
-constexpr double kProbeCost = 2;
+// A key's estimate, in exact-scan distances: one pass over its sums.
+constexpr double kEstimateCost = 2;
+// A many-key cover of n keys searches about kSearchedPerRoot * sqrt(n) of
+// them, for the plan's cost (fitted on synthetic-1m of seed 1 under
+// anti-correlated filters, cover_slack 2: 8 of 10, 66 of 100 and 257 of 500
+// keys).
+constexpr double kSearchedPerRoot = 8;
+// A cover's cost is first extrapolated from this many keys, so that a large
+// cover the plan would not pay for costs no more than these lookups.
+constexpr std::size_t kSampleKeys = 16;
 // The fixed cost of searching one graph (a context, its allowed test set
 // up, the merge), in exact-scan distances: measured on fastText (bench/
 // RESULTS.md), where without it the plan was chosen at 10 %-anti and ran
 // 1.7x slower than the scan.
 constexpr double kPartCost = 300;
-// The estimate must beat the other plans' by this factor: on fastText's
-// 10 %-anti filters an estimate below the scan's still ran slower than it.
-constexpr double kMargin = 2;
+// The estimate must beat the other plans' by this factor (the searched
+// keys' count is an estimate): 2 when every key was walked (on fastText's
+// 10 %-anti filters an estimate below the scan's still ran slower than it),
+// 1.25 since small keys are scanned (synthetic-1m of seed 1: at 50 %-anti
+// the plan, estimated at 0.36 of the scan, ran 2.3x faster than it).
+constexpr double kMargin = 1.25;
 
 // Merges `more` into `best` (nearest first, at most k, each record once at
 // its distance: a record of a set field may come from two keys).
@@ -65,13 +75,15 @@ std::optional<std::vector<Neighbor>> VectorIndex::CoverSearch(
     const std::vector<float>& q, std::size_t k, std::size_t ef, const VectorSearchOptions& options,
     const roaring::Roaring& allowed, double other_cost, VectorExplain& ex, const char* why) const {
   const double walk = options.planner.walk_cost;
-  // The cheapest such plan searches one graph: rule it out without a lookup.
+  // Rule it out without a lookup: the cheapest such plan walks one graph
+  // (one that only scans keys costs what the exact plan does).
   if (kMargin * (kPartCost + walk * static_cast<double>(ef)) >= other_cost) return std::nullopt;
   struct Part {
     ValueGraphs::KeyView key;
-    bool filtered;  // the filter keeps only some of the key's records
-    double share;   // the share it keeps
-    float probe = 0;
+    bool filtered;        // the filter keeps only some of the key's records
+    double kept;          // the records it keeps
+    bool scan;            // the kept records are scanned, not walked
+    double estimate = 0;  // ValueGraphs::Estimate
   };
   std::vector<Part> parts;
   // Scanned exactly: records not linked, keys without a graph, records a
@@ -83,9 +95,27 @@ std::optional<std::vector<Neighbor>> VectorIndex::CoverSearch(
     scan_sets.push_back(set);
     scan_count += static_cast<double>(set->and_cardinality(allowed));
   };
-  scan_count +=
+  const double unlinked =
       static_cast<double>(pending_.and_cardinality(allowed) + side_.and_cardinality(allowed));
+  double part_costs = 0;  // of searching every part
+  // The plan's cost if the cover's keys were all like the first `looked`.
+  const double keys = static_cast<double>(options.cover->size());
+  auto plan_cost = [&](double looked) {
+    const double scale = keys / std::max(looked, 1.0);
+    const double n = static_cast<double>(parts.size()) * scale;
+    if (n <= static_cast<double>(kAlwaysSearched)) {
+      return unlinked + (scan_count + part_costs) * scale;
+    }
+    // Estimated, then searched nearest first while they may hold nearer.
+    const double searched = std::min(
+        n, std::max(static_cast<double>(kAlwaysSearched), kSearchedPerRoot * std::sqrt(n)));
+    return unlinked + (scan_count + part_costs * searched / n) * scale + kEstimateCost * n;
+  };
+  std::size_t looked = 0;  // keys looked up so far
   for (const std::string& name : *options.cover) {
+    if (looked++ == kSampleKeys && kMargin * plan_cost(kSampleKeys) >= other_cost) {
+      return std::nullopt;  // a large cover of keys like these would not pay
+    }
     const std::optional<ValueGraphs::KeyView> key = values_.Find(name);
     if (!key) continue;
     if (!key->has_graph()) {
@@ -95,21 +125,17 @@ std::optional<std::vector<Neighbor>> VectorIndex::CoverSearch(
       const std::uint64_t kept = key->records->and_cardinality(allowed);
       const std::uint64_t all = key->records->cardinality();
       if (kept > 0) {
-        parts.push_back({*key, kept < all, static_cast<double>(kept) / static_cast<double>(all)});
+        const double share = static_cast<double>(kept) / static_cast<double>(all);
+        const double walk_part = kPartCost + walk * static_cast<double>(ef) / share;
+        const double scan_part = static_cast<double>(kept) * (kept < all ? 2 : 1);
+        parts.push_back({*key, kept < all, static_cast<double>(kept), scan_part <= walk_part});
+        part_costs += std::min(walk_part, scan_part);
       }
     }
-    if (kMargin * scan_count >= other_cost) return std::nullopt;
+    if (kMargin * (unlinked + scan_count) >= other_cost) return std::nullopt;
   }
   if (parts.empty()) return std::nullopt;  // nothing to walk: the other plans serve
-  double cost = scan_count;
-  if (parts.size() > kAlwaysSearched) {
-    cost += kProbeCost * kProbeDistances * static_cast<double>(parts.size());
-  }
-  // Every graph is counted as searched: the probes may stop early, but on
-  // values spread over the space they do not (synthetic-1m, 50 %-anti: 250
-  // graphs, the plan ran at 0.8x the scan when only 4 were counted).
-  for (const Part& p : parts) cost += kPartCost + walk * static_cast<double>(ef) / p.share;
-  if (kMargin * cost >= other_cost) return std::nullopt;
+  if (kMargin * plan_cost(keys) >= other_cost) return std::nullopt;
   roaring::Roaring scanned;
   for (const roaring::Roaring* set : scan_sets) scanned |= *set & allowed;
 
@@ -118,14 +144,14 @@ std::optional<std::vector<Neighbor>> VectorIndex::CoverSearch(
   const std::vector<float> wq = WalkQuery(q);
   HnswSearchStats stats;
   if (parts.size() > kAlwaysSearched) {
-    for (Part& p : parts) p.probe = values_.Probe(p.key, wq.data(), &stats);
+    for (Part& p : parts) p.estimate = values_.Estimate(p.key, wq.data());
     std::sort(parts.begin(), parts.end(),
-              [](const Part& a, const Part& b) { return a.probe < b.probe; });
+              [](const Part& a, const Part& b) { return a.estimate < b.estimate; });
   }
   std::vector<std::uint64_t> bits;
   HnswDocFilter filter;
   for (const Part& p : parts) {
-    if (!p.filtered) continue;
+    if (!p.filtered || p.scan) continue;
     filter.words = (std::size_t{store_->limit()} + 63) / 64;
     DenseBits(allowed, filter.words, bits);
     filter.bits = bits.data();
@@ -134,21 +160,25 @@ std::optional<std::vector<Neighbor>> VectorIndex::CoverSearch(
   HnswSearchParams params{ef};
   params.deadline = options.deadline;
   std::vector<Neighbor> best;  // walk distances (dot: the copy's; same order)
-  // The smallest ratio seen between a searched graph's nearest allowed
-  // record and its probe: how far below its probe a graph's best may lie.
-  double ratio = std::numeric_limits<double>::infinity();
+  // How far below its estimate a searched key's best came, at most: a key
+  // not searched yet is given cover_slack times that.
+  double below = 0;
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const Part& p = parts[i];
     if (i >= kAlwaysSearched && best.size() >= k &&
-        p.probe * ratio > options.planner.probe_slack * best.back().distance) {
+        p.estimate - options.planner.cover_slack * below > best.back().distance) {
       break;
     }
     if (options.deadline != nullptr && options.deadline->Passed()) break;
     const std::vector<Neighbor> found =
-        values_.Search(p.key, wq.data(), k, params, p.filtered ? &filter : nullptr, &stats);
-    if (!found.empty() && p.probe > 0) {
-      ratio = std::min(ratio, static_cast<double>(found[0].distance) / p.probe);
+        p.scan
+            ? values_.Scan(p.key, wq.data(), k, p.filtered ? &allowed : nullptr, options.deadline)
+            : values_.Search(p.key, wq.data(), k, params, p.filtered ? &filter : nullptr, &stats);
+    if (p.scan) {
+      ex.distances += static_cast<std::size_t>(p.kept);
+      ex.value_scanned += static_cast<std::size_t>(p.kept);
     }
+    if (!found.empty()) below = std::max(below, p.estimate - found[0].distance);
     Merge(best, found, k);
     ++ex.value_graphs;
   }
@@ -160,7 +190,7 @@ std::optional<std::vector<Neighbor>> VectorIndex::CoverSearch(
     Merge(best, ExactSearch(*store_, q.data(), k, &scanned, options.deadline), k);
     ex.distances += scanned.cardinality();
   }
-  ex.value_scanned = scanned.cardinality();
+  ex.value_scanned += scanned.cardinality();
   if (why != nullptr) {
     ex.reason +=
         fmt::format("{}: {} searched, {} records scanned", why, ex.value_graphs, ex.value_scanned);
