@@ -15,12 +15,15 @@
 //   [--seed S] [--min-seconds X] [--max-ms-per-query X] [--clock cpu|wall]
 //   [--systems engram,faiss,hnswlib] [--filters 100%-none,50%-anti,...]
 //   [--json-out FILE] [--value-graphs MIN] [--cover-slack X] [--sq8] [--interleave R]
+//   [--modes planner,value_graphs,exact]
 //   (--value-graphs: engram's records carry their labels as keys, labels of
 //   at least MIN records get value graphs, label filters come with covers;
 //   --cover-slack: PlannerConstants::cover_slack for engram's variants;
 //   --sq8: engram's index quantised (VectorIndexOptions::quantize), with a
 //   variant walking its floats on the same graph; --interleave R: after each
-//   case, R interleaved rounds of every variant at recall >= 0.95, sweep.h)
+//   case, R interleaved rounds of every variant at recall >= 0.95, sweep.h;
+//   --modes: engram's variants of these modes only, e.g. to leave out the
+//   unfiltered walk that runs at a few QPS under far filters at 1M)
 //   or, to fit the planner's constants on one dataset and seed (fit.h):
 //   --fit --datasets NAME [--seed S] [--fit-walk-costs 6,9,...] [--fit-efs 32,48,...]
 #include <algorithm>
@@ -76,6 +79,7 @@ struct Options {
   std::size_t value_graph_min = 0;   // --value-graphs (0: none)
   double cover_slack = 0;            // --cover-slack (0: the built-in one)
   std::size_t interleave = 0;        // --interleave R: rounds (sweep.h RunInterleaved)
+  std::vector<std::string> modes;    // --modes: engram's variants of these modes; empty: all
   FitGrid fit;
 };
 
@@ -159,7 +163,9 @@ std::string RunDataset(const Options& o, const std::string& name, AimTally* tall
   };
   if (with_engram) {
     report(engram.Build(o.threads));
-    for (Variant& v : engram.Variants()) variants.push_back(std::move(v));
+    for (Variant& v : engram.Variants()) {
+      if (o.modes.empty() || Has(o.modes, v.mode)) variants.push_back(std::move(v));
+    }
   }
   if (Has(o.systems, "faiss")) {
     report(faiss.BuildHnsw(o.threads));
@@ -227,6 +233,8 @@ Options ParseArgs(int argc, char** argv) {
       o.cover_slack = std::stod(args.Value());
     } else if (args.Is("--sq8")) {
       o.hnsw.quantize = true;
+    } else if (args.Is("--modes")) {
+      o.modes = args.List();
     } else if (args.Is("--interleave")) {
       o.interleave = std::stoul(args.Value());
     } else if (args.Is("--fit")) {

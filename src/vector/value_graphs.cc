@@ -26,12 +26,17 @@ namespace {
 constexpr char kValueGraphsMagic[8] = {'E', 'N', 'G', 'R', 'M', 'V', 'G', 'R'};
 constexpr std::uint32_t kValueGraphsVersion = 1;
 constexpr std::uint32_t kFree = UINT32_MAX;
+// A scan of a graph's 8-bit copy measures again with the floats this many
+// times k of its best (CodedSearch).
+constexpr std::size_t kRerank = 4;
 
 }  // namespace
 
 struct ValueGraphs::Graph {
   Graph(const VectorStore& walk, const HnswOptions& options)
-      : store(walk.dim(), walk.metric()), hnsw(&store, options) {}
+      : store(walk.dim(), walk.metric()), hnsw(&store, options) {
+    if (walk.codes() != nullptr) store.EnableCodes();
+  }
   VectorStore store;  // the members' walk vectors, by node number
   Hnsw hnsw;
   std::vector<std::uint32_t> docs;                         // node -> record (kFree: none)
@@ -283,8 +288,8 @@ std::vector<Neighbor> ValueGraphs::Search(const KeyView& key, const float* walk_
 }
 
 std::vector<Neighbor> ValueGraphs::Scan(const KeyView& key, const float* walk_query, std::size_t k,
-                                        const roaring::Roaring* allowed,
-                                        const Deadline* deadline) const {
+                                        const roaring::Roaring* allowed, const Deadline* deadline,
+                                        bool floats) const {
   const Graph* g = keys_[key.index]->graph.get();
   if (g == nullptr) return {};
   std::optional<roaring::Roaring> nodes;
@@ -296,10 +301,19 @@ std::vector<Neighbor> ValueGraphs::Scan(const KeyView& key, const float* walk_qu
       if (it != g->local.end()) nodes->add(it->second);
     }
   }
+  const roaring::Roaring* scanned = nodes ? &*nodes : nullptr;
   std::vector<Neighbor> hits =
-      ExactSearch(g->store, walk_query, k, nodes ? &*nodes : nullptr, deadline);
+      g->store.codes() != nullptr && !floats
+          ? CodedSearch(g->store, walk_query, k, kRerank, scanned, deadline)
+          : ExactSearch(g->store, walk_query, k, scanned, deadline);
   for (Neighbor& h : hits) h.id = g->docs[h.id];
   return hits;
+}
+
+void ValueGraphs::EnableCodes() {
+  for (const std::unique_ptr<Key>& key : keys_) {
+    if (key && key->graph) key->graph->store.EnableCodes();
+  }
 }
 
 double ValueGraphs::Estimate(const KeyView& key, const float* walk_query) const {

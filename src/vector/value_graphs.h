@@ -96,17 +96,25 @@ class ValueGraphs {
   std::vector<Neighbor> Search(const KeyView& key, const float* walk_query, std::size_t k,
                                const HnswSearchParams& params, const HnswDocFilter* doc_filter,
                                HnswSearchStats* stats) const;
-  // The same best k, exactly: a scan of the graph's copy of the vectors
-  // (contiguous, so cheaper than a walk over a small graph). `allowed`:
-  // record numbers (nullptr: every record of the key). Stops with what it
-  // has when `deadline` passes.
+  // The same best k by a scan of the graph's copy of the vectors
+  // (contiguous, so cheaper than a walk over a small graph): exact, or with
+  // codes (EnableCodes) a scan of the 8-bit copy whose best are measured
+  // again with the floats (CodedSearch) unless `floats`. `allowed`: record
+  // numbers (nullptr: every record of the key). Stops with what it has when
+  // `deadline` passes.
   std::vector<Neighbor> Scan(const KeyView& key, const float* walk_query, std::size_t k,
-                             const roaring::Roaring* allowed, const Deadline* deadline) const;
+                             const roaring::Roaring* allowed, const Deadline* deadline,
+                             bool floats = false) const;
   // An estimate of the distance (the walk store's) from the query (walk
   // form) to the nearest record of the key's graph, from its members' centre
   // and spread (one pass over `dim` sums; infinity without a graph): the
   // order in which a search over many keys visits them.
   double Estimate(const KeyView& key, const float* walk_query) const;
+
+  // Every graph keeps an 8-bit copy of its vectors from now on (as the walk
+  // store does: a graph made later keeps one when the walk store has one):
+  // its walks and scans read the codes and re-rank with the floats.
+  void EnableCodes();
 
   std::size_t keys() const { return by_name_.size(); }
   std::size_t graphs() const { return graph_count_; }

@@ -40,7 +40,8 @@ struct VectorIndexOptions {
   std::size_t value_graph_min = 5000;
   // Graph walks compute distances on an 8-bit copy of the vectors
   // (quantize/sq8.h) and re-rank what they keep with the floats: a quarter
-  // of the bytes read per distance, dim + 16 more bytes held per record.
+  // of the bytes read per distance, dim + 16 more bytes held per record (and
+  // per value-graph member, whose scans read the copy too).
   bool quantize = false;
 };
 
@@ -152,10 +153,14 @@ class VectorIndex {
                                          VectorExplain* explain = nullptr) const;
 
   const VectorStore& store() const { return *store_; }
-  // From now on graph walks use an 8-bit copy of the walked vectors
-  // (VectorIndexOptions::quantize); built here, kept by every later Put.
+  // From now on graph walks, the value graphs' included, use an 8-bit copy
+  // of the walked vectors (VectorIndexOptions::quantize), and the value
+  // graphs' scans read it too; built here, kept by every later Put.
   // Idempotent. A loaded index starts without it (it is not in the image).
-  void Quantize() { (nav_ ? *nav_ : *store_).EnableCodes(); }
+  void Quantize() {
+    (nav_ ? *nav_ : *store_).EnableCodes();
+    values_.EnableCodes();
+  }
   bool quantized() const { return (nav_ ? *nav_ : *store_).codes() != nullptr; }
   const Hnsw& graph() const { return graph_; }
   std::size_t size() const { return store_->size(); }

@@ -5,7 +5,10 @@
 // keeping few records, leaves nothing to walk through; keys too small for a
 // graph, and records not linked yet, are scanned exactly; the parts are
 // merged. A key's kept records are walked in its graph, or scanned in its
-// graph's contiguous copy where that is cheaper (a small key, or a high ef).
+// graph's contiguous copy where that is cheaper (a small key, or a high ef;
+// in a quantised index the copy's 8-bit codes, re-ranked with the floats).
+// Keys are intersected with the allowed records only when the filter keeps
+// less than all of them.
 // A cover of many keys (a filter on many values) orders them by the
 // estimated distance of their nearest record (ValueGraphs::Estimate: their
 // centre and spread, one pass over a sum each) and searches them nearest
@@ -16,13 +19,12 @@
 // Its estimated cost, in exact-scan distances as the planner's others: the
 // records scanned, kEstimateCost per key estimated, and for the keys
 // searched (all, or kSearchedPerRoot times the root of their number)
-// the cheaper of the scan (a distance per kept record, two with a filter
-// inside the key) and the walk (kPartCost plus walk_cost per walk distance:
-// ef over the share of the key's records the filter keeps). It is taken only
-// when kMargin times that is below the other plans' cost.
+// the cheaper of the scan (a distance per kept record, or kCodedScanCost on
+// the codes, one more with a filter inside the key) and the walk (kPartCost plus walk_cost per walk
+// distance: ef over the share of the key's records the filter keeps). It is taken only when kMargin
+// times that is below the other plans' cost.
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 #include <fmt/core.h>
 
@@ -48,6 +50,11 @@ constexpr std::size_t kSampleKeys = 16;
 // RESULTS.md), where without it the plan was chosen at 10 %-anti and ran
 // 1.7x slower than the scan.
 constexpr double kPartCost = 300;
+// A record scanned in a key's 8-bit copy (CodedSearch), in exact-scan
+// distances: the exact scan reads 4 bytes a component, scattered over the
+// store, the copy's scan 1, contiguous. Fitted on synthetic-1m of seed 1
+// (bench/RESULTS.md).
+constexpr double kCodedScanCost = 0.5;
 // The estimate must beat the other plans' by this factor (the searched
 // keys' count is an estimate): 2 when every key was walked (on fastText's
 // 10 %-anti filters an estimate below the scan's still ran slower than it),
@@ -90,10 +97,11 @@ std::optional<std::vector<Neighbor>> VectorIndex::CoverSearch(
   // graph does not hold. Counted first, gathered only for the plan taken.
   std::vector<const roaring::Roaring*> scan_sets = {&pending_, &side_};
   double scan_count = 0;
+  bool whole = false;
   auto scan = [&](const roaring::Roaring* set) {
     if (set->isEmpty()) return;
     scan_sets.push_back(set);
-    scan_count += static_cast<double>(set->and_cardinality(allowed));
+    scan_count += static_cast<double>(whole ? set->cardinality() : set->and_cardinality(allowed));
   };
   const double unlinked =
       static_cast<double>(pending_.and_cardinality(allowed) + side_.and_cardinality(allowed));
@@ -111,24 +119,39 @@ std::optional<std::vector<Neighbor>> VectorIndex::CoverSearch(
         n, std::max(static_cast<double>(kAlwaysSearched), kSearchedPerRoot * std::sqrt(n)));
     return unlinked + (scan_count + part_costs * searched / n) * scale + kEstimateCost * n;
   };
-  std::size_t looked = 0;  // keys looked up so far
+  std::vector<ValueGraphs::KeyView> found_keys;
+  std::uint64_t held = 0;  // their records, summed
   for (const std::string& name : *options.cover) {
+    if (const std::optional<ValueGraphs::KeyView> key = values_.Find(name)) {
+      found_keys.push_back(*key);
+      held += key->records->cardinality();
+    }
+  }
+  // The cover holds every allowed record: when its keys hold no more
+  // records than are allowed, they hold exactly the allowed ones and every
+  // key is kept whole, with nothing to intersect (a filter on the values
+  // alone; the intersections were a quarter of the plan's time under
+  // anti-correlated label filters). Its answers are checked against
+  // `allowed` all the same.
+  whole = held == allowed.cardinality();
+  const double per_scanned = quantized() && options.quantized ? kCodedScanCost : 1;
+  std::size_t looked = 0;  // keys looked at so far
+  for (const ValueGraphs::KeyView& key : found_keys) {
     if (looked++ == kSampleKeys && kMargin * plan_cost(kSampleKeys) >= other_cost) {
       return std::nullopt;  // a large cover of keys like these would not pay
     }
-    const std::optional<ValueGraphs::KeyView> key = values_.Find(name);
-    if (!key) continue;
-    if (!key->has_graph()) {
-      scan(key->records);
+    if (!key.has_graph()) {
+      scan(key.records);
     } else {
-      scan(key->outside);
-      const std::uint64_t kept = key->records->and_cardinality(allowed);
-      const std::uint64_t all = key->records->cardinality();
+      scan(key.outside);
+      const std::uint64_t all = key.records->cardinality();
+      const std::uint64_t kept = whole ? all : key.records->and_cardinality(allowed);
       if (kept > 0) {
         const double share = static_cast<double>(kept) / static_cast<double>(all);
         const double walk_part = kPartCost + walk * static_cast<double>(ef) / share;
-        const double scan_part = static_cast<double>(kept) * (kept < all ? 2 : 1);
-        parts.push_back({*key, kept < all, static_cast<double>(kept), scan_part <= walk_part});
+        // A filter inside the key: its kept records are looked up too.
+        const double scan_part = static_cast<double>(kept) * (per_scanned + (kept < all ? 1 : 0));
+        parts.push_back({key, kept < all, static_cast<double>(kept), scan_part <= walk_part});
         part_costs += std::min(walk_part, scan_part);
       }
     }
@@ -159,6 +182,7 @@ std::optional<std::vector<Neighbor>> VectorIndex::CoverSearch(
   }
   HnswSearchParams params{ef};
   params.deadline = options.deadline;
+  params.codes = options.quantized;
   std::vector<Neighbor> best;  // walk distances (dot: the copy's; same order)
   // How far below its estimate a searched key's best came, at most: a key
   // not searched yet is given cover_slack times that.
@@ -170,13 +194,17 @@ std::optional<std::vector<Neighbor>> VectorIndex::CoverSearch(
       break;
     }
     if (options.deadline != nullptr && options.deadline->Passed()) break;
-    const std::vector<Neighbor> found =
+    std::vector<Neighbor> found =
         p.scan
-            ? values_.Scan(p.key, wq.data(), k, p.filtered ? &allowed : nullptr, options.deadline)
+            ? values_.Scan(p.key, wq.data(), k, p.filtered ? &allowed : nullptr, options.deadline,
+                           !options.quantized)
             : values_.Search(p.key, wq.data(), k, params, p.filtered ? &filter : nullptr, &stats);
     if (p.scan) {
       ex.distances += static_cast<std::size_t>(p.kept);
       ex.value_scanned += static_cast<std::size_t>(p.kept);
+    }
+    if (whole) {
+      std::erase_if(found, [&](const Neighbor& n) { return !allowed.contains(n.id); });
     }
     if (!found.empty()) below = std::max(below, p.estimate - found[0].distance);
     Merge(best, found, k);

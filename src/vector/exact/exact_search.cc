@@ -30,10 +30,12 @@ inline void Prefetch(const float* v, std::size_t bytes) {
   PrefetchBytes(v, std::min(bytes, kPrefetchLines * kCacheLine));
 }
 
-}  // namespace
-
-std::vector<Neighbor> ExactSearch(const VectorStore& store, const float* query, std::size_t k,
-                                  const roaring::Roaring* allowed, const Deadline* deadline) {
+// The best k of the allowed live records by `distance(id)`, prefetching with
+// `prefetch(id)` a few records ahead.
+template <typename Distance, typename Fetch>
+std::vector<Neighbor> Scan(const VectorStore& store, std::size_t k, const roaring::Roaring* allowed,
+                           const Deadline* deadline, const Distance& distance,
+                           const Fetch& prefetch) {
   std::vector<Neighbor> heap;
   DeadlinePoll poll(deadline, 4);  // per block of kBlock records
   if (k == 0 || store.size() == 0) return heap;
@@ -53,9 +55,6 @@ std::vector<Neighbor> ExactSearch(const VectorStore& store, const float* query, 
   }
   heap.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(k, candidates)));
 
-  const DistanceFn distance = store.distance_fn();
-  const std::size_t dim = store.dim();
-  const std::size_t bytes = dim * sizeof(float);
   // Records come in ascending order, so a record whose distance ties the
   // current k-th has the larger id and loses the tie: once the heap is full,
   // `d < worst` alone decides entry, and most records cost one compare.
@@ -70,11 +69,11 @@ std::vector<Neighbor> ExactSearch(const VectorStore& store, const float* query, 
           std::remove_if(ids, ids + n, [&](std::uint32_t id) { return !store.Contains(id); }) -
           ids);
     }
-    for (std::uint32_t i = 0; i < std::min(n, kAhead); ++i) Prefetch(store.Get(ids[i]), bytes);
+    for (std::uint32_t i = 0; i < std::min(n, kAhead); ++i) prefetch(ids[i]);
     for (std::uint32_t i = 0; i < n; ++i) {
-      if (i + kAhead < n) Prefetch(store.Get(ids[i + kAhead]), bytes);
+      if (i + kAhead < n) prefetch(ids[i + kAhead]);
       const std::uint32_t id = ids[i];
-      const float d = distance(query, store.Get(id), dim);
+      const float d = distance(id);
       if (heap.size() < k) {
         heap.push_back({id, d});
         std::push_heap(heap.begin(), heap.end());
@@ -89,6 +88,36 @@ std::vector<Neighbor> ExactSearch(const VectorStore& store, const float* query, 
   }
   std::sort_heap(heap.begin(), heap.end());
   return heap;
+}
+
+}  // namespace
+
+std::vector<Neighbor> ExactSearch(const VectorStore& store, const float* query, std::size_t k,
+                                  const roaring::Roaring* allowed, const Deadline* deadline) {
+  const DistanceFn distance = store.distance_fn();
+  const std::size_t dim = store.dim();
+  const std::size_t bytes = dim * sizeof(float);
+  return Scan(
+      store, k, allowed, deadline,
+      [&](std::uint32_t id) { return distance(query, store.Get(id), dim); },
+      [&](std::uint32_t id) { Prefetch(store.Get(id), bytes); });
+}
+
+std::vector<Neighbor> CodedSearch(const VectorStore& store, const float* query, std::size_t k,
+                                  std::size_t rerank, const roaring::Roaring* allowed,
+                                  const Deadline* deadline) {
+  const Sq8Codes& codes = *store.codes();
+  const Sq8Query coded = codes.Prepare(query);
+  const std::size_t bytes = codes.stride();
+  std::vector<Neighbor> best = Scan(
+      store, k * std::max<std::size_t>(rerank, 1), allowed, deadline,
+      [&](std::uint32_t id) { return codes.Distance(coded, id); },
+      [&](std::uint32_t id) { PrefetchBytes(codes.Row(id), bytes); });
+  for (const Neighbor& n : best) Prefetch(store.Get(n.id), store.dim() * sizeof(float));
+  for (Neighbor& n : best) n.distance = store.Distance(query, n.id);
+  std::sort(best.begin(), best.end());
+  if (best.size() > k) best.resize(k);
+  return best;
 }
 
 }  // namespace engram::vector

@@ -24,6 +24,15 @@ std::vector<Neighbor> ExactSearch(const VectorStore& store, const float* query, 
                                   const roaring::Roaring* allowed = nullptr,
                                   const Deadline* deadline = nullptr);
 
+// The same scan over the store's 8-bit copy (VectorStore::codes(), which
+// must be enabled): a quarter of the bytes per record. The best `rerank`
+// times k by the codes' distances are measured again with the floats, and
+// the best k of those returned with their float distances: exact unless a
+// record of the true k ranks past rerank * k by its codes.
+std::vector<Neighbor> CodedSearch(const VectorStore& store, const float* query, std::size_t k,
+                                  std::size_t rerank, const roaring::Roaring* allowed = nullptr,
+                                  const Deadline* deadline = nullptr);
+
 }  // namespace engram::vector
 
 #endif  // ENGRAM_VECTOR_EXACT_EXACT_SEARCH_H_

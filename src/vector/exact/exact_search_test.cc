@@ -35,32 +35,78 @@ VectorStore RandomStore(Metric metric, std::size_t dim, std::uint32_t n, std::mt
   return store;
 }
 
+std::vector<float> RandomQuery(const VectorStore& store, std::mt19937_64& rng) {
+  std::normal_distribution<float> normal;
+  std::vector<float> raw(store.dim());
+  for (float& x : raw) x = normal(rng);
+  auto query = store.PrepareQuery(raw);
+  EXPECT_TRUE(query.ok());
+  return query.ok() ? *query : raw;
+}
+
+// Allowed ids include dead, never-stored and past-the-limit ones.
+roaring::Roaring RandomAllowed(std::uint32_t n, double density, std::mt19937_64& rng) {
+  roaring::Roaring allowed;
+  for (std::uint32_t id = 0; id < n + 50; ++id) {
+    if (std::uniform_real_distribution<double>()(rng) < density) allowed.add(id);
+  }
+  return allowed;
+}
+
 TEST(ExactSearch, MatchesNaiveSortForEveryMetricAndDensity) {
   std::mt19937_64 rng(1);
   for (Metric metric : {Metric::kCosine, Metric::kDot, Metric::kL2}) {
     for (std::size_t dim : {1, 5, 16, 37}) {
       const std::uint32_t n = 1500;
       VectorStore store = RandomStore(metric, dim, n, rng);
-      std::normal_distribution<float> normal;
-      std::vector<float> raw(dim);
-      for (float& x : raw) x = normal(rng);
-      auto query = store.PrepareQuery(raw);
-      ASSERT_TRUE(query.ok());
+      const std::vector<float> query = RandomQuery(store, rng);
       for (double density : {0.0, 0.001, 0.01, 0.2, 0.7, 1.0}) {
-        roaring::Roaring allowed;
-        for (std::uint32_t id = 0; id < n + 50; ++id) {
-          // Allowed ids include dead, never-stored and past-the-limit ones.
-          if (std::uniform_real_distribution<double>()(rng) < density) allowed.add(id);
-        }
+        const roaring::Roaring allowed = RandomAllowed(n, density, rng);
         for (std::size_t k : {1, 10, 100, 5000}) {
-          EXPECT_EQ(ExactSearch(store, query->data(), k, &allowed),
-                    Naive(store, query->data(), k, &allowed))
+          EXPECT_EQ(ExactSearch(store, query.data(), k, &allowed),
+                    Naive(store, query.data(), k, &allowed))
               << MetricName(metric) << " dim " << dim << " density " << density << " k " << k;
         }
       }
       for (std::size_t k : {1, 10, 2000}) {
-        EXPECT_EQ(ExactSearch(store, query->data(), k), Naive(store, query->data(), k, nullptr));
+        EXPECT_EQ(ExactSearch(store, query.data(), k), Naive(store, query.data(), k, nullptr));
       }
+    }
+  }
+}
+
+// The codes' scan: exact wherever rerank * k covers every candidate, and
+// otherwise nearly the exact answer, always with the floats' distances.
+TEST(CodedSearch, MatchesTheExactScanWithFloatDistances) {
+  std::mt19937_64 rng(2);
+  for (Metric metric : {Metric::kCosine, Metric::kDot, Metric::kL2}) {
+    for (std::size_t dim : {1, 16, 37, 128}) {
+      const std::uint32_t n = 1500;
+      VectorStore store = RandomStore(metric, dim, n, rng);
+      store.EnableCodes();
+      std::size_t found = 0, wanted = 0;
+      for (int qi = 0; qi < 20; ++qi) {
+        const std::vector<float> query = RandomQuery(store, rng);
+        for (double density : {0.005, 0.2, 1.0}) {
+          const roaring::Roaring allowed = RandomAllowed(n, density, rng);
+          const auto exact = Naive(store, query.data(), 10, &allowed);
+          const auto got = CodedSearch(store, query.data(), 10, 4, &allowed);
+          ASSERT_EQ(got.size(), exact.size());
+          ASSERT_TRUE(std::is_sorted(got.begin(), got.end()));
+          for (const Neighbor& nb : got) {
+            EXPECT_EQ(nb.distance, store.Distance(query.data(), nb.id));
+            EXPECT_TRUE(allowed.contains(nb.id) && store.Contains(nb.id));
+            found += std::count(exact.begin(), exact.end(), nb);
+          }
+          if (allowed.cardinality() <= 40) {
+            EXPECT_EQ(got, exact) << MetricName(metric) << " dim " << dim;  // all re-ranked
+          }
+          wanted += exact.size();
+        }
+      }
+      // Measured: 1.000 for every metric and dim here.
+      EXPECT_GE(static_cast<double>(found), 0.97 * static_cast<double>(wanted))
+          << MetricName(metric) << " dim " << dim;
     }
   }
 }
