@@ -271,12 +271,12 @@ bool ValueGraphs::HasGraph(std::string_view key) const {
 
 std::vector<Neighbor> ValueGraphs::Search(const KeyView& key, const float* walk_query,
                                           std::size_t k, const HnswSearchParams& params,
-                                          const HnswDocFilter* doc_filter,
+                                          const DocFilter* doc_filter,
                                           HnswSearchStats* stats) const {
   const Graph* g = keys_[key.index]->graph.get();
   if (g == nullptr) return {};
   HnswSearchParams p = params;
-  HnswDocFilter filter;
+  DocFilter filter;
   if (doc_filter != nullptr) {
     filter = *doc_filter;
     filter.docs = g->docs.data();
@@ -288,24 +288,20 @@ std::vector<Neighbor> ValueGraphs::Search(const KeyView& key, const float* walk_
 }
 
 std::vector<Neighbor> ValueGraphs::Scan(const KeyView& key, const float* walk_query, std::size_t k,
-                                        const roaring::Roaring* allowed, const Deadline* deadline,
-                                        bool floats) const {
+                                        const DocFilter* doc_filter, const Deadline* deadline,
+                                        bool floats, std::size_t* measured) const {
   const Graph* g = keys_[key.index]->graph.get();
   if (g == nullptr) return {};
-  std::optional<roaring::Roaring> nodes;
-  if (allowed != nullptr) {
-    nodes.emplace();
-    const roaring::Roaring kept = *key.records & *allowed;
-    for (std::uint32_t doc : kept) {
-      const auto it = g->local.find(doc);
-      if (it != g->local.end()) nodes->add(it->second);
-    }
+  DocFilter filter;
+  if (doc_filter != nullptr) {
+    filter = *doc_filter;
+    filter.docs = g->docs.data();
   }
-  const roaring::Roaring* scanned = nodes ? &*nodes : nullptr;
+  const DocFilter* by_doc = doc_filter != nullptr ? &filter : nullptr;
   std::vector<Neighbor> hits =
       g->store.codes() != nullptr && !floats
-          ? CodedSearch(g->store, walk_query, k, kRerank, scanned, deadline)
-          : ExactSearch(g->store, walk_query, k, scanned, deadline);
+          ? CodedSearch(g->store, walk_query, k, kRerank, nullptr, deadline, by_doc, measured)
+          : ExactSearch(g->store, walk_query, k, nullptr, deadline, by_doc, measured);
   for (Neighbor& h : hits) h.id = g->docs[h.id];
   return hits;
 }

@@ -94,17 +94,18 @@ class ValueGraphs {
   // records whose bit is set in `doc_filter` (nullptr: every record of the
   // key).
   std::vector<Neighbor> Search(const KeyView& key, const float* walk_query, std::size_t k,
-                               const HnswSearchParams& params, const HnswDocFilter* doc_filter,
+                               const HnswSearchParams& params, const DocFilter* doc_filter,
                                HnswSearchStats* stats) const;
   // The same best k by a scan of the graph's copy of the vectors
   // (contiguous, so cheaper than a walk over a small graph): exact, or with
   // codes (EnableCodes) a scan of the 8-bit copy whose best are measured
-  // again with the floats (CodedSearch) unless `floats`. `allowed`: record
-  // numbers (nullptr: every record of the key). Stops with what it has when
-  // `deadline` passes.
+  // again with the floats (CodedSearch) unless `floats`. Allowed are the
+  // records whose bit is set in `doc_filter` (nullptr: every record of the
+  // key), each tested as the scan reaches it. Stops with what it has when
+  // `deadline` passes. `measured` (optional) gets the distances computed.
   std::vector<Neighbor> Scan(const KeyView& key, const float* walk_query, std::size_t k,
-                             const roaring::Roaring* allowed, const Deadline* deadline,
-                             bool floats = false) const;
+                             const DocFilter* doc_filter, const Deadline* deadline,
+                             bool floats = false, std::size_t* measured = nullptr) const;
   // An estimate of the distance (the walk store's) from the query (walk
   // form) to the nearest record of the key's graph, from its members' centre
   // and spread (one pass over `dim` sums; infinity without a graph): the

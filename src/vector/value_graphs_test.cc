@@ -194,13 +194,21 @@ TEST(ValueGraphs, ScanIsTheBestOfItsKey) {
           if (id % 2 == 0) half.add(id);
         }
         const roaring::Roaring kept = *key->records & half;
+        std::vector<std::uint64_t> bits;
+        DocFilter filter;
+        filter.words = (std::size_t{index.store().limit()} + 63) / 64;
+        DenseBits(half, filter.words, bits);
+        filter.bits = bits.data();
         for (std::size_t qi = 0; qi < kQueries; ++qi) {
           const std::vector<float> raw(Row(kN + qi).begin(), Row(kN + qi).end());
           const auto q = index.store().PrepareQuery(raw);
           ASSERT_TRUE(q.ok());
-          for (const roaring::Roaring* allowed : {static_cast<const roaring::Roaring*>(nullptr),
-                                                  static_cast<const roaring::Roaring*>(&half)}) {
-            const auto got = index.values().Scan(*key, q->data(), 10, allowed, nullptr);
+          for (const DocFilter* allowed :
+               {static_cast<const DocFilter*>(nullptr), static_cast<const DocFilter*>(&filter)}) {
+            std::size_t measured = 0;
+            const auto got =
+                index.values().Scan(*key, q->data(), 10, allowed, nullptr, false, &measured);
+            EXPECT_EQ(measured, (allowed ? kept : *key->records).cardinality());
             const auto exact =
                 ExactSearch(index.store(), q->data(), 10, allowed ? &kept : key->records);
             if (!quantize) {

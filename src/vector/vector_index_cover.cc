@@ -7,8 +7,9 @@
 // merged. A key's kept records are walked in its graph, or scanned in its
 // graph's contiguous copy where that is cheaper (a small key, or a high ef;
 // in a quantised index the copy's 8-bit codes, re-ranked with the floats).
-// Keys are intersected with the allowed records only when the filter keeps
-// less than all of them.
+// Where the keys hold more records than are allowed, each record is tested
+// against the allowed set as a scan or walk reaches it (DocFilter); where
+// they hold exactly the allowed ones, nothing is tested.
 // A cover of many keys (a filter on many values) orders them by the
 // estimated distance of their nearest record (ValueGraphs::Estimate: their
 // centre and spread, one pass over a sum each) and searches them nearest
@@ -18,11 +19,12 @@
 //
 // Its estimated cost, in exact-scan distances as the planner's others: the
 // records scanned, kEstimateCost per key estimated, and for the keys
-// searched (all, or kSearchedPerRoot times the root of their number)
-// the cheaper of the scan (a distance per kept record, or kCodedScanCost on
-// the codes, one more with a filter inside the key) and the walk (kPartCost plus walk_cost per walk
-// distance: ef over the share of the key's records the filter keeps). It is taken only when kMargin
-// times that is below the other plans' cost.
+// searched (all, or kSearchedPerRoot times the root of their number) the
+// cheaper of the scan (a distance per kept record, kCodedScanCost on the
+// codes, and kFilterTestCost per record tested) and the walk (kPartCost
+// plus walk_cost per walk distance: ef over the share kept). A key is taken
+// to keep the share of its records that the whole cover keeps. The plan is
+// taken only when kMargin times that is below the other plans' cost.
 #include <algorithm>
 #include <cmath>
 
@@ -42,9 +44,6 @@ constexpr double kEstimateCost = 2;
 // anti-correlated filters, cover_slack 2: 8 of 10, 66 of 100 and 257 of 500
 // keys).
 constexpr double kSearchedPerRoot = 8;
-// A cover's cost is first extrapolated from this many keys, so that a large
-// cover the plan would not pay for costs no more than these lookups.
-constexpr std::size_t kSampleKeys = 16;
 // The fixed cost of searching one graph (a context, its allowed test set
 // up, the merge), in exact-scan distances: measured on fastText (bench/
 // RESULTS.md), where without it the plan was chosen at 10 %-anti and ran
@@ -55,6 +54,9 @@ constexpr double kPartCost = 300;
 // store, the copy's scan 1, contiguous. Fitted on synthetic-1m of seed 1
 // (bench/RESULTS.md).
 constexpr double kCodedScanCost = 0.5;
+// A record of a key tested against the allowed set in a scan (DocFilter: a
+// load and a bit), in exact-scan distances; estimated, not fitted.
+constexpr double kFilterTestCost = 0.1;
 // The estimate must beat the other plans' by this factor (the searched
 // keys' count is an estimate): 2 when every key was walked (on fastText's
 // 10 %-anti filters an estimate below the scan's still ran slower than it),
@@ -85,11 +87,29 @@ std::optional<std::vector<Neighbor>> VectorIndex::CoverSearch(
   // Rule it out without a lookup: the cheapest such plan walks one graph
   // (one that only scans keys costs what the exact plan does).
   if (kMargin * (kPartCost + walk * static_cast<double>(ef)) >= other_cost) return std::nullopt;
+  std::vector<ValueGraphs::KeyView> keys;
+  double held = 0;  // their records, summed
+  for (const std::string& name : *options.cover) {
+    if (const std::optional<ValueGraphs::KeyView> key = values_.Find(name)) {
+      keys.push_back(*key);
+      held += static_cast<double>(key->records->cardinality());
+    }
+  }
+  // The cover holds every allowed record, so when its keys hold no more
+  // records than are allowed they hold exactly the allowed ones: every key
+  // is kept whole (a filter on the values alone), searched unfiltered; its
+  // answers are checked against `allowed` all the same. Otherwise each key
+  // is taken to keep the same share of its records, and its scan or walk
+  // tests each record against the allowed set.
+  const double allowed_count = static_cast<double>(allowed.cardinality());
+  const bool whole = held == allowed_count;
+  const double share = held > 0 ? allowed_count / held : 0;
+  if (share == 0) return std::nullopt;
+  const double per_scanned = quantized() && options.quantized ? kCodedScanCost : 1;
+
   struct Part {
     ValueGraphs::KeyView key;
-    bool filtered;        // the filter keeps only some of the key's records
-    double kept;          // the records it keeps
-    bool scan;            // the kept records are scanned, not walked
+    bool scan;            // its kept records are scanned, not walked
     double estimate = 0;  // ValueGraphs::Estimate
   };
   std::vector<Part> parts;
@@ -97,7 +117,6 @@ std::optional<std::vector<Neighbor>> VectorIndex::CoverSearch(
   // graph does not hold. Counted first, gathered only for the plan taken.
   std::vector<const roaring::Roaring*> scan_sets = {&pending_, &side_};
   double scan_count = 0;
-  bool whole = false;
   auto scan = [&](const roaring::Roaring* set) {
     if (set->isEmpty()) return;
     scan_sets.push_back(set);
@@ -106,59 +125,29 @@ std::optional<std::vector<Neighbor>> VectorIndex::CoverSearch(
   const double unlinked =
       static_cast<double>(pending_.and_cardinality(allowed) + side_.and_cardinality(allowed));
   double part_costs = 0;  // of searching every part
-  // The plan's cost if the cover's keys were all like the first `looked`.
-  const double keys = static_cast<double>(options.cover->size());
-  auto plan_cost = [&](double looked) {
-    const double scale = keys / std::max(looked, 1.0);
-    const double n = static_cast<double>(parts.size()) * scale;
-    if (n <= static_cast<double>(kAlwaysSearched)) {
-      return unlinked + (scan_count + part_costs) * scale;
-    }
-    // Estimated, then searched nearest first while they may hold nearer.
-    const double searched = std::min(
-        n, std::max(static_cast<double>(kAlwaysSearched), kSearchedPerRoot * std::sqrt(n)));
-    return unlinked + (scan_count + part_costs * searched / n) * scale + kEstimateCost * n;
-  };
-  std::vector<ValueGraphs::KeyView> found_keys;
-  std::uint64_t held = 0;  // their records, summed
-  for (const std::string& name : *options.cover) {
-    if (const std::optional<ValueGraphs::KeyView> key = values_.Find(name)) {
-      found_keys.push_back(*key);
-      held += key->records->cardinality();
-    }
-  }
-  // The cover holds every allowed record: when its keys hold no more
-  // records than are allowed, they hold exactly the allowed ones and every
-  // key is kept whole, with nothing to intersect (a filter on the values
-  // alone; the intersections were a quarter of the plan's time under
-  // anti-correlated label filters). Its answers are checked against
-  // `allowed` all the same.
-  whole = held == allowed.cardinality();
-  const double per_scanned = quantized() && options.quantized ? kCodedScanCost : 1;
-  std::size_t looked = 0;  // keys looked at so far
-  for (const ValueGraphs::KeyView& key : found_keys) {
-    if (looked++ == kSampleKeys && kMargin * plan_cost(kSampleKeys) >= other_cost) {
-      return std::nullopt;  // a large cover of keys like these would not pay
-    }
+  for (const ValueGraphs::KeyView& key : keys) {
     if (!key.has_graph()) {
       scan(key.records);
     } else {
       scan(key.outside);
-      const std::uint64_t all = key.records->cardinality();
-      const std::uint64_t kept = whole ? all : key.records->and_cardinality(allowed);
-      if (kept > 0) {
-        const double share = static_cast<double>(kept) / static_cast<double>(all);
-        const double walk_part = kPartCost + walk * static_cast<double>(ef) / share;
-        // A filter inside the key: its kept records are looked up too.
-        const double scan_part = static_cast<double>(kept) * (per_scanned + (kept < all ? 1 : 0));
-        parts.push_back({key, kept < all, static_cast<double>(kept), scan_part <= walk_part});
-        part_costs += std::min(walk_part, scan_part);
-      }
+      const double records = static_cast<double>(key.records->cardinality());
+      const double walk_part = kPartCost + walk * static_cast<double>(ef) / share;
+      const double scan_part = records * (share * per_scanned + (whole ? 0 : kFilterTestCost));
+      parts.push_back({key, scan_part <= walk_part});
+      part_costs += std::min(walk_part, scan_part);
     }
     if (kMargin * (unlinked + scan_count) >= other_cost) return std::nullopt;
   }
   if (parts.empty()) return std::nullopt;  // nothing to walk: the other plans serve
-  if (kMargin * plan_cost(keys) >= other_cost) return std::nullopt;
+  double cost = unlinked + scan_count + part_costs;
+  if (parts.size() > kAlwaysSearched) {
+    // Estimated, then searched nearest first while they may hold nearer.
+    const double count = static_cast<double>(parts.size());
+    const double searched = std::min(
+        count, std::max(static_cast<double>(kAlwaysSearched), kSearchedPerRoot * std::sqrt(count)));
+    cost = unlinked + scan_count + part_costs * searched / count + kEstimateCost * count;
+  }
+  if (kMargin * cost >= other_cost) return std::nullopt;
   roaring::Roaring scanned;
   for (const roaring::Roaring* set : scan_sets) scanned |= *set & allowed;
 
@@ -172,13 +161,11 @@ std::optional<std::vector<Neighbor>> VectorIndex::CoverSearch(
               [](const Part& a, const Part& b) { return a.estimate < b.estimate; });
   }
   std::vector<std::uint64_t> bits;
-  HnswDocFilter filter;
-  for (const Part& p : parts) {
-    if (!p.filtered || p.scan) continue;
+  DocFilter filter;
+  if (!whole) {
     filter.words = (std::size_t{store_->limit()} + 63) / 64;
     DenseBits(allowed, filter.words, bits);
     filter.bits = bits.data();
-    break;
   }
   HnswSearchParams params{ef};
   params.deadline = options.deadline;
@@ -194,14 +181,23 @@ std::optional<std::vector<Neighbor>> VectorIndex::CoverSearch(
       break;
     }
     if (options.deadline != nullptr && options.deadline->Passed()) break;
-    std::vector<Neighbor> found =
-        p.scan
-            ? values_.Scan(p.key, wq.data(), k, p.filtered ? &allowed : nullptr, options.deadline,
-                           !options.quantized)
-            : values_.Search(p.key, wq.data(), k, params, p.filtered ? &filter : nullptr, &stats);
+    std::vector<Neighbor> found;
     if (p.scan) {
-      ex.distances += static_cast<std::size_t>(p.kept);
-      ex.value_scanned += static_cast<std::size_t>(p.kept);
+      std::size_t measured = 0;
+      found = values_.Scan(p.key, wq.data(), k, whole ? nullptr : &filter, options.deadline,
+                           !options.quantized, &measured);
+      ex.distances += measured;
+      ex.value_scanned += measured;
+    } else {
+      // A walk needs to know whether the key keeps anything: one that
+      // keeps nothing would visit every node.
+      bool filtered = false;
+      if (!whole) {
+        const std::uint64_t kept = p.key.records->and_cardinality(allowed);
+        if (kept == 0) continue;
+        filtered = kept < p.key.records->cardinality();
+      }
+      found = values_.Search(p.key, wq.data(), k, params, filtered ? &filter : nullptr, &stats);
     }
     if (whole) {
       std::erase_if(found, [&](const Neighbor& n) { return !allowed.contains(n.id); });

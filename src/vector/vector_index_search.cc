@@ -29,7 +29,9 @@
 // walk-all plan at 10 %. It stays available as a forced plan.
 //
 // With a filter on graph fields the value graphs are a third plan
-// (vector_index_cover.cc).
+// (vector_index_cover.cc), tried first against the best any walk could do
+// (s = 1), so that a filter they serve pays no sample, and again once the
+// walk's cost is known.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -108,6 +110,19 @@ StatusOr<std::vector<Neighbor>> VectorIndex::Search(std::span<const float> query
     const double unlinked = static_cast<double>(pending_.cardinality() + side_.cardinality());
     double walk_cost = walk * ef / ex.selectivity + unlinked;
     const bool walk_may_win = walk * (ef + kSampleEf) < exact_cost;
+    if (may_cover && ex.selectivity < 1) {
+      // Value graphs cheaper than any walk (one whose every record near the
+      // query is allowed) are taken before the walk's share is sampled.
+      const double best_walk = walk * ef + unlinked;
+      if (explain != nullptr) {
+        ex.reason = fmt::format("estimated cost: exact {:.0f}, a graph walk at least {:.0f}",
+                                exact_cost, best_walk);
+      }
+      auto hits =
+          CoverSearch(q, k, PlanEf(k, options), options, *allowed, std::min(exact_cost, best_walk),
+                      ex, explain ? "; the filter's value graphs are cheaper" : nullptr);
+      if (hits) return std::move(*hits);
+    }
     if (ex.selectivity < 1 && walk_cost >= exact_cost && walk_may_win) {
       // Whether the filter keeps more near the query than overall.
       HnswSearchStats sample_stats;

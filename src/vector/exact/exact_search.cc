@@ -34,8 +34,8 @@ inline void Prefetch(const float* v, std::size_t bytes) {
 // `prefetch(id)` a few records ahead.
 template <typename Distance, typename Fetch>
 std::vector<Neighbor> Scan(const VectorStore& store, std::size_t k, const roaring::Roaring* allowed,
-                           const Deadline* deadline, const Distance& distance,
-                           const Fetch& prefetch) {
+                           const Deadline* deadline, const DocFilter* by_doc, std::size_t* measured,
+                           const Distance& distance, const Fetch& prefetch) {
   std::vector<Neighbor> heap;
   DeadlinePoll poll(deadline, 4);  // per block of kBlock records
   if (k == 0 || store.size() == 0) return heap;
@@ -69,6 +69,12 @@ std::vector<Neighbor> Scan(const VectorStore& store, std::size_t k, const roarin
           std::remove_if(ids, ids + n, [&](std::uint32_t id) { return !store.Contains(id); }) -
           ids);
     }
+    if (by_doc != nullptr) {
+      n = static_cast<std::uint32_t>(
+          std::remove_if(ids, ids + n, [&](std::uint32_t id) { return !by_doc->Passes(id); }) -
+          ids);
+    }
+    if (measured != nullptr) *measured += n;
     for (std::uint32_t i = 0; i < std::min(n, kAhead); ++i) prefetch(ids[i]);
     for (std::uint32_t i = 0; i < n; ++i) {
       if (i + kAhead < n) prefetch(ids[i + kAhead]);
@@ -93,24 +99,26 @@ std::vector<Neighbor> Scan(const VectorStore& store, std::size_t k, const roarin
 }  // namespace
 
 std::vector<Neighbor> ExactSearch(const VectorStore& store, const float* query, std::size_t k,
-                                  const roaring::Roaring* allowed, const Deadline* deadline) {
+                                  const roaring::Roaring* allowed, const Deadline* deadline,
+                                  const DocFilter* by_doc, std::size_t* measured) {
   const DistanceFn distance = store.distance_fn();
   const std::size_t dim = store.dim();
   const std::size_t bytes = dim * sizeof(float);
   return Scan(
-      store, k, allowed, deadline,
+      store, k, allowed, deadline, by_doc, measured,
       [&](std::uint32_t id) { return distance(query, store.Get(id), dim); },
       [&](std::uint32_t id) { Prefetch(store.Get(id), bytes); });
 }
 
 std::vector<Neighbor> CodedSearch(const VectorStore& store, const float* query, std::size_t k,
                                   std::size_t rerank, const roaring::Roaring* allowed,
-                                  const Deadline* deadline) {
+                                  const Deadline* deadline, const DocFilter* by_doc,
+                                  std::size_t* measured) {
   const Sq8Codes& codes = *store.codes();
   const Sq8Query coded = codes.Prepare(query);
   const std::size_t bytes = codes.stride();
   std::vector<Neighbor> best = Scan(
-      store, k * std::max<std::size_t>(rerank, 1), allowed, deadline,
+      store, k * std::max<std::size_t>(rerank, 1), allowed, deadline, by_doc, measured,
       [&](std::uint32_t id) { return codes.Distance(coded, id); },
       [&](std::uint32_t id) { PrefetchBytes(codes.Row(id), bytes); });
   for (const Neighbor& n : best) Prefetch(store.Get(n.id), store.dim() * sizeof(float));

@@ -10,19 +10,23 @@
 
 #include "base/deadline.h"
 #include "base/roaring.h"
+#include "vector/doc_filter.h"
 #include "vector/neighbor.h"
 #include "vector/vector_store.h"
 
 namespace engram::vector {
 
 // The best k live records of `store` among `allowed` (nullptr: all live
-// records), nearest first in Neighbor order. `query` is prepared
-// (VectorStore::PrepareQuery). Records in `allowed` that are not live are
-// skipped. When `deadline` passes the scan stops with the best of what it
-// read (the caller reports the deadline).
+// records) that `by_doc` passes (nullptr: all), nearest first in Neighbor
+// order. `query` is prepared (VectorStore::PrepareQuery). Records in
+// `allowed` that are not live are skipped. When `deadline` passes the scan
+// stops with the best of what it read (the caller reports the deadline).
+// `measured` (optional) gets the number of distances computed.
 std::vector<Neighbor> ExactSearch(const VectorStore& store, const float* query, std::size_t k,
                                   const roaring::Roaring* allowed = nullptr,
-                                  const Deadline* deadline = nullptr);
+                                  const Deadline* deadline = nullptr,
+                                  const DocFilter* by_doc = nullptr,
+                                  std::size_t* measured = nullptr);
 
 // The same scan over the store's 8-bit copy (VectorStore::codes(), which
 // must be enabled): a quarter of the bytes per record. The best `rerank`
@@ -31,7 +35,9 @@ std::vector<Neighbor> ExactSearch(const VectorStore& store, const float* query, 
 // record of the true k ranks past rerank * k by its codes.
 std::vector<Neighbor> CodedSearch(const VectorStore& store, const float* query, std::size_t k,
                                   std::size_t rerank, const roaring::Roaring* allowed = nullptr,
-                                  const Deadline* deadline = nullptr);
+                                  const Deadline* deadline = nullptr,
+                                  const DocFilter* by_doc = nullptr,
+                                  std::size_t* measured = nullptr);
 
 }  // namespace engram::vector
 

@@ -23,6 +23,7 @@
 #include "base/deadline.h"
 #include "base/roaring.h"
 #include "engram/status.h"
+#include "vector/doc_filter.h"
 #include "vector/neighbor.h"
 #include "vector/vector_store.h"
 
@@ -45,16 +46,6 @@ enum class HnswFilter {
   kTwoHop,
 };
 
-// A graph whose nodes stand for other numbers (VectorIndex's value graphs:
-// node i is record docs[i]) is filtered by those numbers: node i is allowed
-// when it is live and bit docs[i] of `bits` (a dense bitset of `words`
-// 64-bit words, from DenseBits) is set.
-struct HnswDocFilter {
-  const std::uint32_t* docs = nullptr;  // one per node below the graph's limit
-  const std::uint64_t* bits = nullptr;
-  std::size_t words = 0;
-};
-
 // `out` = `set` as a dense bitset of `words` words (members past the end
 // left out); returns the members kept.
 std::size_t DenseBits(const roaring::Roaring& set, std::size_t words,
@@ -70,7 +61,7 @@ struct HnswSearchParams {
   const Deadline* deadline = nullptr;
   // Set: the allowed nodes are those the filter passes (a walk-all walk);
   // Search's `allowed` must then be null.
-  const HnswDocFilter* by_doc = nullptr;
+  const DocFilter* by_doc = nullptr;
   // The level-0 walk computes distances on the store's 8-bit copy when it
   // has one (VectorStore::EnableCodes) and re-ranks what it keeps with the
   // floats; false: floats throughout.

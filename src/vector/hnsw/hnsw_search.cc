@@ -106,7 +106,7 @@ struct Level0 {
   HnswSearchStats& stats;
   // Set: `bits` are the live nodes, and a node is allowed when its record
   // also passes this (HnswSearchParams::by_doc).
-  const HnswDocFilter* by_doc = nullptr;
+  const DocFilter* by_doc = nullptr;
   const float* base = g.store->Get(0);
   std::size_t dim = g.store->dim();
   DistanceFn dist = g.store->distance_fn();
@@ -123,8 +123,7 @@ struct Level0 {
   }
   bool Allowed(std::uint32_t id) const {
     if (by_doc == nullptr) return TestBit(bits, id);
-    const std::uint32_t doc = by_doc->docs[id];
-    return TestBit(bits, id) && doc < by_doc->words * 64 && TestBit(by_doc->bits, doc);
+    return TestBit(bits, id) && by_doc->Passes(id);
   }
   // Queues `id` at distance d and keeps it when allowed (kCheck) and near.
   template <bool kCheck>
