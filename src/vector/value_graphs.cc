@@ -30,6 +30,13 @@ constexpr std::uint32_t kFree = UINT32_MAX;
 // times k of its best (CodedSearch).
 constexpr std::size_t kRerank = 4;
 
+// `filter` seen from a graph's nodes (`docs`: node to record).
+DocFilter ThroughNodes(const DocFilter& filter, const std::vector<std::uint32_t>& docs) {
+  DocFilter through = filter;
+  through.docs = docs.data();
+  return through;
+}
+
 }  // namespace
 
 struct ValueGraphs::Graph {
@@ -278,8 +285,7 @@ std::vector<Neighbor> ValueGraphs::Search(const KeyView& key, const float* walk_
   HnswSearchParams p = params;
   DocFilter filter;
   if (doc_filter != nullptr) {
-    filter = *doc_filter;
-    filter.docs = g->docs.data();
+    filter = ThroughNodes(*doc_filter, g->docs);
     p.by_doc = &filter;
   }
   std::vector<Neighbor> hits = g->hnsw.Search(walk_query, k, p, nullptr, stats);
@@ -292,11 +298,7 @@ std::vector<Neighbor> ValueGraphs::Scan(const KeyView& key, const float* walk_qu
                                         bool floats, std::size_t* measured) const {
   const Graph* g = keys_[key.index]->graph.get();
   if (g == nullptr) return {};
-  DocFilter filter;
-  if (doc_filter != nullptr) {
-    filter = *doc_filter;
-    filter.docs = g->docs.data();
-  }
+  const DocFilter filter = doc_filter != nullptr ? ThroughNodes(*doc_filter, g->docs) : DocFilter{};
   const DocFilter* by_doc = doc_filter != nullptr ? &filter : nullptr;
   std::vector<Neighbor> hits =
       g->store.codes() != nullptr && !floats

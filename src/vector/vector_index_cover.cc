@@ -20,7 +20,7 @@
 // Its estimated cost, in exact-scan distances as the planner's others: the
 // records scanned, kEstimateCost per key estimated, and for the keys
 // searched (all, or kSearchedPerRoot times the root of their number) the
-// cheaper of the scan (a distance per kept record, kCodedScanCost on the
+// cheaper of the scan (kCopyScanCost per kept record, kCodedScanCost on the
 // codes, and kFilterTestCost per record tested) and the walk (kPartCost
 // plus walk_cost per walk distance: ef over the share kept). A key is taken
 // to keep the share of its records that the whole cover keeps. The plan is
@@ -49,11 +49,14 @@ constexpr double kSearchedPerRoot = 8;
 // RESULTS.md), where without it the plan was chosen at 10 %-anti and ran
 // 1.7x slower than the scan.
 constexpr double kPartCost = 300;
-// A record scanned in a key's 8-bit copy (CodedSearch), in exact-scan
-// distances: the exact scan reads 4 bytes a component, scattered over the
-// store, the copy's scan 1, contiguous. Fitted on synthetic-1m of seed 1
-// (bench/RESULTS.md).
-constexpr double kCodedScanCost = 0.5;
+// A record scanned in a key's copy, in exact-scan distances: the exact scan
+// reads the records scattered over the store, a key's scan its copy's
+// contiguous rows, of floats or (in a quantised index, CodedSearch) of
+// 8-bit codes. Fitted on synthetic-1m of seed 1 (bench/RESULTS.md: 0.61-0.72
+// on the floats and 0.35-0.42 on the codes at 1 and 10 % kept, the keys'
+// estimates and merges included).
+constexpr double kCopyScanCost = 0.65;
+constexpr double kCodedScanCost = 0.4;
 // A record of a key tested against the allowed set in a scan (DocFilter: a
 // load and a bit), in exact-scan distances; estimated, not fitted.
 constexpr double kFilterTestCost = 0.1;
@@ -105,7 +108,7 @@ std::optional<std::vector<Neighbor>> VectorIndex::CoverSearch(
   const bool whole = held == allowed_count;
   const double share = held > 0 ? allowed_count / held : 0;
   if (share == 0) return std::nullopt;
-  const double per_scanned = quantized() && options.quantized ? kCodedScanCost : 1;
+  const double per_scanned = quantized() && options.quantized ? kCodedScanCost : kCopyScanCost;
 
   struct Part {
     ValueGraphs::KeyView key;
