@@ -184,15 +184,30 @@ class VectorIndex {
               Hnsw graph, std::size_t value_graph_min);
   // Whether record `id` is linked in the graph now (ValueGraphs::Linked).
   ValueGraphs::Linked Linked() const;
-  // The kValueGraphs plan (vector_index_cover.cc): nullopt when it would not
-  // be cheaper than `other_cost` (in exact-scan distances). With `why`, the
-  // explain reason gets it and what the plan did.
-  std::optional<std::vector<Neighbor>> CoverSearch(const std::vector<float>& q, std::size_t k,
-                                                   std::size_t ef,
-                                                   const VectorSearchOptions& options,
-                                                   const roaring::Roaring& allowed,
-                                                   double other_cost, VectorExplain& ex,
-                                                   const char* why) const;
+  // The kValueGraphs plan (vector_index_cover.cc): the keys it searches and
+  // the records it scans, and its cost to beat, in exact-scan distances.
+  struct CoverPlan {
+    struct Part {
+      ValueGraphs::KeyView key;
+      bool scan = false;    // its kept records are scanned, not walked
+      double estimate = 0;  // ValueGraphs::Estimate, set when run
+    };
+    std::vector<Part> parts;
+    std::vector<const roaring::Roaring*> scan_sets;  // scanned exactly (their allowed records)
+    bool whole = false;                              // the keys hold exactly the allowed records
+    std::size_t ef = 0;
+    double cost = 0;  // estimated, times the margin it must win by
+  };
+  // nullopt when the cover has no graph to search, or costs `bound` or more
+  // (planning stops as soon as it knows).
+  std::optional<CoverPlan> PlanCover(std::size_t ef, const VectorSearchOptions& options,
+                                     const roaring::Roaring& allowed, double bound) const;
+  // The best k allowed records by `plan`. With `why`, the explain reason
+  // gets it and what the plan did.
+  std::vector<Neighbor> RunCover(CoverPlan& plan, const std::vector<float>& q, std::size_t k,
+                                 const VectorSearchOptions& options,
+                                 const roaring::Roaring& allowed, VectorExplain& ex,
+                                 const char* why) const;
   // dot only: the Euclidean copy the graph walks (vector_index.cc).
   static std::unique_ptr<VectorStore> MakeNav(const VectorStore& store);
   Status PutNav(std::uint32_t id);

@@ -83,13 +83,14 @@ void Merge(std::vector<Neighbor>& best, const std::vector<Neighbor>& more, std::
 
 }  // namespace
 
-std::optional<std::vector<Neighbor>> VectorIndex::CoverSearch(
-    const std::vector<float>& q, std::size_t k, std::size_t ef, const VectorSearchOptions& options,
-    const roaring::Roaring& allowed, double other_cost, VectorExplain& ex, const char* why) const {
+std::optional<VectorIndex::CoverPlan> VectorIndex::PlanCover(std::size_t ef,
+                                                             const VectorSearchOptions& options,
+                                                             const roaring::Roaring& allowed,
+                                                             double bound) const {
   const double walk = options.planner.walk_cost;
   // Rule it out without a lookup: the cheapest such plan walks one graph
   // (one that only scans keys costs what the exact plan does).
-  if (kMargin * (kPartCost + walk * static_cast<double>(ef)) >= other_cost) return std::nullopt;
+  if (kMargin * (kPartCost + walk * static_cast<double>(ef)) >= bound) return std::nullopt;
   std::vector<ValueGraphs::KeyView> keys;
   double held = 0;  // their records, summed
   for (const std::string& name : *options.cover) {
@@ -105,25 +106,22 @@ std::optional<std::vector<Neighbor>> VectorIndex::CoverSearch(
   // is taken to keep the same share of its records, and its scan or walk
   // tests each record against the allowed set.
   const double allowed_count = static_cast<double>(allowed.cardinality());
-  const bool whole = held == allowed_count;
+  CoverPlan plan;
+  plan.whole = held == allowed_count;
+  plan.ef = ef;
   const double share = held > 0 ? allowed_count / held : 0;
   if (share == 0) return std::nullopt;
   const double per_scanned = quantized() && options.quantized ? kCodedScanCost : kCopyScanCost;
 
-  struct Part {
-    ValueGraphs::KeyView key;
-    bool scan;            // its kept records are scanned, not walked
-    double estimate = 0;  // ValueGraphs::Estimate
-  };
-  std::vector<Part> parts;
   // Scanned exactly: records not linked, keys without a graph, records a
-  // graph does not hold. Counted first, gathered only for the plan taken.
-  std::vector<const roaring::Roaring*> scan_sets = {&pending_, &side_};
+  // graph does not hold. Counted here, gathered only when run.
+  plan.scan_sets = {&pending_, &side_};
   double scan_count = 0;
   auto scan = [&](const roaring::Roaring* set) {
     if (set->isEmpty()) return;
-    scan_sets.push_back(set);
-    scan_count += static_cast<double>(whole ? set->cardinality() : set->and_cardinality(allowed));
+    plan.scan_sets.push_back(set);
+    scan_count +=
+        static_cast<double>(plan.whole ? set->cardinality() : set->and_cardinality(allowed));
   };
   const double unlinked =
       static_cast<double>(pending_.and_cardinality(allowed) + side_.and_cardinality(allowed));
@@ -135,33 +133,44 @@ std::optional<std::vector<Neighbor>> VectorIndex::CoverSearch(
       scan(key.outside);
       const double records = static_cast<double>(key.records->cardinality());
       const double walk_part = kPartCost + walk * static_cast<double>(ef) / share;
-      const double scan_part = records * (share * per_scanned + (whole ? 0 : kFilterTestCost));
-      parts.push_back({key, scan_part <= walk_part});
+      const double scan_part = records * (share * per_scanned + (plan.whole ? 0 : kFilterTestCost));
+      plan.parts.push_back({key, scan_part <= walk_part});
       part_costs += std::min(walk_part, scan_part);
     }
-    if (kMargin * (unlinked + scan_count) >= other_cost) return std::nullopt;
+    if (kMargin * (unlinked + scan_count) >= bound) return std::nullopt;
   }
-  if (parts.empty()) return std::nullopt;  // nothing to walk: the other plans serve
+  if (plan.parts.empty()) return std::nullopt;  // nothing to walk: the other plans serve
   double cost = unlinked + scan_count + part_costs;
-  if (parts.size() > kAlwaysSearched) {
+  if (plan.parts.size() > kAlwaysSearched) {
     // Estimated, then searched nearest first while they may hold nearer.
-    const double count = static_cast<double>(parts.size());
+    const double count = static_cast<double>(plan.parts.size());
     const double searched = std::min(
         count, std::max(static_cast<double>(kAlwaysSearched), kSearchedPerRoot * std::sqrt(count)));
     cost = unlinked + scan_count + part_costs * searched / count + kEstimateCost * count;
   }
-  if (kMargin * cost >= other_cost) return std::nullopt;
+  plan.cost = kMargin * cost;
+  if (plan.cost >= bound) return std::nullopt;
+  return plan;
+}
+
+std::vector<Neighbor> VectorIndex::RunCover(CoverPlan& plan, const std::vector<float>& q,
+                                            std::size_t k, const VectorSearchOptions& options,
+                                            const roaring::Roaring& allowed, VectorExplain& ex,
+                                            const char* why) const {
   roaring::Roaring scanned;
-  for (const roaring::Roaring* set : scan_sets) scanned |= *set & allowed;
+  for (const roaring::Roaring* set : plan.scan_sets) scanned |= *set & allowed;
 
   ex.plan = VectorPlan::kValueGraphs;
-  ex.ef = ef;
+  ex.ef = plan.ef;
+  const bool whole = plan.whole;
+  std::vector<CoverPlan::Part>& parts = plan.parts;
   const std::vector<float> wq = WalkQuery(q);
   HnswSearchStats stats;
   if (parts.size() > kAlwaysSearched) {
-    for (Part& p : parts) p.estimate = values_.Estimate(p.key, wq.data());
-    std::sort(parts.begin(), parts.end(),
-              [](const Part& a, const Part& b) { return a.estimate < b.estimate; });
+    for (CoverPlan::Part& p : parts) p.estimate = values_.Estimate(p.key, wq.data());
+    std::sort(parts.begin(), parts.end(), [](const CoverPlan::Part& a, const CoverPlan::Part& b) {
+      return a.estimate < b.estimate;
+    });
   }
   std::vector<std::uint64_t> bits;
   DocFilter filter;
@@ -170,7 +179,7 @@ std::optional<std::vector<Neighbor>> VectorIndex::CoverSearch(
     DenseBits(allowed, filter.words, bits);
     filter.bits = bits.data();
   }
-  HnswSearchParams params{ef};
+  HnswSearchParams params{plan.ef};
   params.deadline = options.deadline;
   params.codes = options.quantized;
   std::vector<Neighbor> best;  // walk distances (dot: the copy's; same order)
@@ -178,7 +187,7 @@ std::optional<std::vector<Neighbor>> VectorIndex::CoverSearch(
   // not searched yet is given cover_slack times that.
   double below = 0;
   for (std::size_t i = 0; i < parts.size(); ++i) {
-    const Part& p = parts[i];
+    const CoverPlan::Part& p = parts[i];
     if (i >= kAlwaysSearched && best.size() >= k &&
         p.estimate - options.planner.cover_slack * below > best.back().distance) {
       break;

@@ -29,9 +29,9 @@
 // walk-all plan at 10 %. It stays available as a forced plan.
 //
 // With a filter on graph fields the value graphs are a third plan
-// (vector_index_cover.cc), tried first against the best any walk could do
-// (s = 1), so that a filter they serve pays no sample, and again once the
-// walk's cost is known.
+// (vector_index_cover.cc), planned once and compared first with the best any
+// walk could do (s = 1), so that a filter they serve pays no sample, then
+// with the walk once its cost is known, and run if the walk gives up.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -89,15 +89,18 @@ StatusOr<std::vector<Neighbor>> VectorIndex::Search(std::span<const float> query
   }
 
   const bool may_cover = options.cover != nullptr && allowed != nullptr;
+  // The value graphs' plan, kept for a walk that finds its records beyond it.
+  std::optional<CoverPlan> walk_fallback;
   if (options.plan) {
     ex.plan = *options.plan;
     ex.reason = "plan forced by the caller";
     if (ex.plan == VectorPlan::kValueGraphs) {
+      std::optional<CoverPlan> cover;
       if (may_cover) {
-        auto hits = CoverSearch(q, k, PlanEf(k, options), options, *allowed,
-                                std::numeric_limits<double>::infinity(), ex, nullptr);
-        if (hits) return std::move(*hits);
+        cover = PlanCover(PlanEf(k, options), options, *allowed,
+                          std::numeric_limits<double>::infinity());
       }
+      if (cover) return RunCover(*cover, q, k, options, *allowed, ex, nullptr);
       ex.plan = VectorPlan::kExact;  // no value graph to walk
     }
   } else {
@@ -110,7 +113,11 @@ StatusOr<std::vector<Neighbor>> VectorIndex::Search(std::span<const float> query
     const double unlinked = static_cast<double>(pending_.cardinality() + side_.cardinality());
     double walk_cost = walk * ef / ex.selectivity + unlinked;
     const bool walk_may_win = walk * (ef + kSampleEf) < exact_cost;
-    if (may_cover && ex.selectivity < 1) {
+    // Planned once: the value graphs' cost is compared with the others' as
+    // each becomes known, and none exceeds the exact scan's.
+    std::optional<CoverPlan> cover;
+    if (may_cover) cover = PlanCover(PlanEf(k, options), options, *allowed, exact_cost);
+    if (cover && ex.selectivity < 1) {
       // Value graphs cheaper than any walk (one whose every record near the
       // query is allowed) are taken before the walk's share is sampled.
       const double best_walk = walk * ef + unlinked;
@@ -118,10 +125,10 @@ StatusOr<std::vector<Neighbor>> VectorIndex::Search(std::span<const float> query
         ex.reason = fmt::format("estimated cost: exact {:.0f}, a graph walk at least {:.0f}",
                                 exact_cost, best_walk);
       }
-      auto hits =
-          CoverSearch(q, k, PlanEf(k, options), options, *allowed, std::min(exact_cost, best_walk),
-                      ex, explain ? "; the filter's value graphs are cheaper" : nullptr);
-      if (hits) return std::move(*hits);
+      if (cover->cost < std::min(exact_cost, best_walk)) {
+        return RunCover(*cover, q, k, options, *allowed, ex,
+                        explain ? "; the filter's value graphs are cheaper" : nullptr);
+      }
     }
     if (ex.selectivity < 1 && walk_cost >= exact_cost && walk_may_win) {
       // Whether the filter keeps more near the query than overall.
@@ -152,12 +159,11 @@ StatusOr<std::vector<Neighbor>> VectorIndex::Search(std::span<const float> query
                                   ? ""
                                   : fmt::format(", near the query {:.4g}", ex.local_selectivity));
     }
-    if (may_cover) {
-      auto hits =
-          CoverSearch(q, k, PlanEf(k, options), options, *allowed, std::min(exact_cost, walk_cost),
-                      ex, explain ? "; the filter's value graphs are cheaper" : nullptr);
-      if (hits) return std::move(*hits);
+    if (cover && cover->cost < std::min(exact_cost, walk_cost)) {
+      return RunCover(*cover, q, k, options, *allowed, ex,
+                      explain ? "; the filter's value graphs are cheaper" : nullptr);
     }
+    if (cover && ex.plan == VectorPlan::kGraph) walk_fallback = std::move(cover);
   }
 
   if (ex.plan != VectorPlan::kExact) {
@@ -198,13 +204,11 @@ StatusOr<std::vector<Neighbor>> VectorIndex::Search(std::span<const float> query
                                         HnswSearchStats::kNear)
                           : fmt::format("; the graph found {} of {}", hits.size(), k);
     }
-    if (may_cover && !options.plan) {
+    if (walk_fallback) {
       // The allowed records lie beyond the walk: their values' graphs may
-      // still be cheaper than the scan.
-      auto covered =
-          CoverSearch(q, k, PlanEf(k, options), options, *allowed, static_cast<double>(ex.allowed),
-                      ex, explain ? ", so the filter's value graphs" : nullptr);
-      if (covered) return std::move(*covered);
+      // still be cheaper than the scan (the plan was costed against it).
+      return RunCover(*walk_fallback, q, k, options, *allowed, ex,
+                      explain ? ", so the filter's value graphs" : nullptr);
     }
     if (explain != nullptr) ex.reason += ", so exact";
     ex.plan = VectorPlan::kExact;

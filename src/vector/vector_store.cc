@@ -25,6 +25,7 @@
 #include <string>
 
 #include "base/bytes.h"
+#include "base/prefetch.h"
 
 namespace engram::vector {
 namespace {
@@ -135,6 +136,16 @@ StatusOr<std::vector<float>> VectorStore::PrepareQuery(std::span<const float> qu
   std::vector<float> prepared(dim_);
   Scale(query, *factor, prepared.data());
   return prepared;
+}
+
+void VectorStore::Rerank(const float* prepared_query, std::size_t k,
+                         std::vector<Neighbor>* best) const {
+  // The first lines of each vector; the hardware follows the rest.
+  const std::size_t bytes = std::min<std::size_t>(dim_ * sizeof(float), 8 * kCacheLine);
+  for (const Neighbor& n : *best) PrefetchBytes(Get(n.id), bytes);
+  for (Neighbor& n : *best) n.distance = Distance(prepared_query, n.id);
+  std::sort(best->begin(), best->end());
+  if (best->size() > k) best->resize(k);
 }
 
 std::size_t VectorStore::MemoryBytes() const {

@@ -19,6 +19,7 @@
 #include "engram/status.h"
 #include "vector/distance/distance.h"
 #include "vector/metric.h"
+#include "vector/neighbor.h"
 #include "vector/quantize/sq8.h"
 
 namespace engram::vector {
@@ -58,6 +59,11 @@ class VectorStore {
     return distance_(prepared_query, Get(id), dim_);
   }
   DistanceFn distance_fn() const { return distance_; }
+  // Measures `best` (records stored here, ranked by an approximate
+  // distance such as the 8-bit copy's) again from the floats, with their
+  // vectors fetched together first, and keeps the nearest k in Neighbor
+  // order.
+  void Rerank(const float* prepared_query, std::size_t k, std::vector<Neighbor>* best) const;
 
   // Keeps an 8-bit copy of every stored vector (quantize/sq8.h) from now on,
   // for walks that read a quarter of the bytes: dim + 16 bytes (rounded up

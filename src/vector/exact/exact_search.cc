@@ -121,10 +121,7 @@ std::vector<Neighbor> CodedSearch(const VectorStore& store, const float* query, 
       store, k * std::max<std::size_t>(rerank, 1), allowed, deadline, by_doc, measured,
       [&](std::uint32_t id) { return codes.Distance(coded, id); },
       [&](std::uint32_t id) { PrefetchBytes(codes.Row(id), bytes); });
-  for (const Neighbor& n : best) Prefetch(store.Get(n.id), store.dim() * sizeof(float));
-  for (Neighbor& n : best) n.distance = store.Distance(query, n.id);
-  std::sort(best.begin(), best.end());
-  if (best.size() > k) best.resize(k);
+  store.Rerank(query, k, &best);
   return best;
 }
 

@@ -327,15 +327,12 @@ std::vector<Neighbor> Hnsw::Search(const float* query, std::size_t k,
   }
   std::vector<Neighbor> out;
   out.reserve(ctx->top.size());
-  if (walk.codes != nullptr) {  // the re-ranking's floats, fetched together
-    const std::size_t bytes = std::min<std::size_t>(g.store->dim() * 4, 8 * kCacheLine);
-    for (const HeapItem& h : ctx->top) PrefetchBytes(g.store->Get(h.id), bytes);
-  }
-  for (const HeapItem& h : ctx->top) {
-    // Re-ranked: the kept candidates' distances from the floats.
-    out.push_back({h.id, walk.codes != nullptr ? g.store->Distance(query, h.id) : h.distance});
-  }
+  for (const HeapItem& h : ctx->top) out.push_back({h.id, h.distance});
   g.ReleaseContext(std::move(ctx));
+  if (codes != nullptr) {
+    g.store->Rerank(query, k, &out);  // the kept candidates measured on the floats
+    return out;
+  }
   std::sort(out.begin(), out.end());
   if (out.size() > k) out.resize(k);
   return out;
