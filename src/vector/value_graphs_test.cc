@@ -178,6 +178,20 @@ TEST(ValueGraphs, FarFiltersKeepRecall) {
   }
 }
 
+// Keys too small for a graph are scanned: whole, and tested record by record
+// where the filter keeps part of them.
+TEST(ValueGraphs, KeysWithoutGraphsAreScanned) {
+  for (Metric metric : {Metric::kL2, Metric::kCosine, Metric::kDot}) {
+    const VectorIndex index = Build(metric, 150);
+    std::size_t without = 0;
+    for (std::uint32_t l = 0; l < kLabels; ++l) without += index.values().HasGraph(Key(l)) ? 0 : 1;
+    ASSERT_GT(without, 5u);
+    ASSERT_LT(without, kLabels - 5);
+    EXPECT_GE(CoverRecall(index, 20, false, true), 0.95) << MetricName(metric);
+    EXPECT_GE(CoverRecall(index, 20, true, true), 0.95) << MetricName(metric) << ", half kept";
+  }
+}
+
 // A key's scan is the exact best of its kept records; in a quantised index
 // (the graphs' 8-bit copies, re-ranked with the floats) nearly so, at the
 // floats' distances.
@@ -233,29 +247,32 @@ TEST(ValueGraphs, ScanIsTheBestOfItsKey) {
 // Keys that hold exactly the allowed records are searched whole, unfiltered.
 // A caller whose cover breaks its contract (an allowed record in no key)
 // with a count that matches all the same gets no record it did not allow.
+// Keys too small for a graph (min 150) are scanned, and checked the same.
 TEST(ValueGraphs, WholeKeysNeverAnswerWithRecordsNotAllowed) {
-  const VectorIndex index = Build(Metric::kL2);
-  for (std::size_t qi = 0; qi < kQueries; ++qi) {
-    const std::vector<float> query(Row(kN + qi).begin(), Row(kN + qi).end());
-    Filter f = FarLabels(index, query, 3);
-    // Its nearest allowed record traded for one of another label.
-    const auto truth = ExactSearch(index.store(), query.data(), 10, &f.allowed);
-    ASSERT_FALSE(truth.empty());
-    f.allowed.remove(truth[0].id);
-    for (std::uint32_t id = 0; id < kN; ++id) {
-      if (!f.allowed.contains(id) && id != truth[0].id) {
-        f.allowed.add(id);
-        break;
+  for (std::size_t min : {75u, 150u}) {
+    const VectorIndex index = Build(Metric::kL2, min);
+    for (std::size_t qi = 0; qi < kQueries; ++qi) {
+      const std::vector<float> query(Row(kN + qi).begin(), Row(kN + qi).end());
+      Filter f = FarLabels(index, query, 6);
+      // Its nearest allowed record traded for one of another label.
+      const auto truth = ExactSearch(index.store(), query.data(), 10, &f.allowed);
+      ASSERT_FALSE(truth.empty());
+      f.allowed.remove(truth[0].id);
+      for (std::uint32_t id = 0; id < kN; ++id) {
+        if (!f.allowed.contains(id) && id != truth[0].id) {
+          f.allowed.add(id);
+          break;
+        }
       }
+      VectorSearchOptions options;
+      options.k = 10;
+      options.cover = &f.cover;
+      options.plan = VectorPlan::kValueGraphs;
+      const auto hits = index.Search(query, options, &f.allowed);
+      ASSERT_TRUE(hits.ok());
+      EXPECT_FALSE(hits->empty());
+      for (const Neighbor& h : *hits) EXPECT_TRUE(f.allowed.contains(h.id)) << h.id;
     }
-    VectorSearchOptions options;
-    options.k = 10;
-    options.cover = &f.cover;
-    options.plan = VectorPlan::kValueGraphs;
-    const auto hits = index.Search(query, options, &f.allowed);
-    ASSERT_TRUE(hits.ok());
-    EXPECT_FALSE(hits->empty());
-    for (const Neighbor& h : *hits) EXPECT_TRUE(f.allowed.contains(h.id)) << h.id;
   }
 }
 

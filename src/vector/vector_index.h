@@ -193,8 +193,10 @@ class VectorIndex {
       double estimate = 0;  // ValueGraphs::Estimate, set when run
     };
     std::vector<Part> parts;
-    std::vector<const roaring::Roaring*> scan_sets;  // scanned exactly (their allowed records)
-    bool whole = false;                              // the keys hold exactly the allowed records
+    // Keys' records scanned exactly (those allowed: RunCover tests them),
+    // beside the allowed records not linked.
+    std::vector<const roaring::Roaring*> scan_sets;
+    bool whole = false;  // the keys hold exactly the allowed records
     std::size_t ef = 0;
     double cost = 0;  // estimated, times the margin it must win by
   };

@@ -113,15 +113,15 @@ std::optional<VectorIndex::CoverPlan> VectorIndex::PlanCover(std::size_t ef,
   if (share == 0) return std::nullopt;
   const double per_scanned = quantized() && options.quantized ? kCodedScanCost : kCopyScanCost;
 
-  // Scanned exactly: records not linked, keys without a graph, records a
-  // graph does not hold. Counted here, gathered only when run.
-  plan.scan_sets = {&pending_, &side_};
+  // Scanned exactly: records not linked, and of the keys, those without a
+  // graph and those a graph does not hold, whose records are taken to be
+  // kept at the same share and tested one by one as the scan reaches them.
   double scan_count = 0;
   auto scan = [&](const roaring::Roaring* set) {
     if (set->isEmpty()) return;
     plan.scan_sets.push_back(set);
     scan_count +=
-        static_cast<double>(plan.whole ? set->cardinality() : set->and_cardinality(allowed));
+        static_cast<double>(set->cardinality()) * (share + (plan.whole ? 0 : kFilterTestCost));
   };
   const double unlinked =
       static_cast<double>(pending_.and_cardinality(allowed) + side_.and_cardinality(allowed));
@@ -157,9 +157,6 @@ std::vector<Neighbor> VectorIndex::RunCover(CoverPlan& plan, const std::vector<f
                                             std::size_t k, const VectorSearchOptions& options,
                                             const roaring::Roaring& allowed, VectorExplain& ex,
                                             const char* why) const {
-  roaring::Roaring scanned;
-  for (const roaring::Roaring* set : plan.scan_sets) scanned |= *set & allowed;
-
   ex.plan = VectorPlan::kValueGraphs;
   ex.ef = plan.ef;
   const bool whole = plan.whole;
@@ -222,11 +219,25 @@ std::vector<Neighbor> VectorIndex::RunCover(CoverPlan& plan, const std::vector<f
   if (nav_) {
     for (Neighbor& n : best) n.distance = store_->Distance(q.data(), n.id);
   }
-  if (!scanned.isEmpty()) {
-    Merge(best, ExactSearch(*store_, q.data(), k, &scanned, options.deadline), k);
-    ex.distances += scanned.cardinality();
+  // The records scanned exactly: those not linked that are allowed, and the
+  // scan sets' (when not whole, tested as the scan reaches them; when whole,
+  // the answers checked as the keys' are).
+  roaring::Roaring scanned;
+  if (!plan.scan_sets.empty()) {
+    scanned = roaring::Roaring::fastunion(plan.scan_sets.size(), plan.scan_sets.data());
   }
-  ex.value_scanned += scanned.cardinality();
+  if (!pending_.isEmpty() || !side_.isEmpty()) scanned |= (pending_ | side_) & allowed;
+  if (!scanned.isEmpty()) {
+    std::size_t measured = 0;
+    std::vector<Neighbor> found = ExactSearch(*store_, q.data(), k, &scanned, options.deadline,
+                                              whole ? nullptr : &filter, &measured);
+    if (whole) {
+      std::erase_if(found, [&](const Neighbor& n) { return !allowed.contains(n.id); });
+    }
+    Merge(best, found, k);
+    ex.distances += measured;
+    ex.value_scanned += measured;
+  }
   if (why != nullptr) {
     ex.reason +=
         fmt::format("{}: {} searched, {} records scanned", why, ex.value_graphs, ex.value_scanned);

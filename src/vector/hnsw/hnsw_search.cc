@@ -21,15 +21,18 @@ namespace {
 inline void SetRange(std::uint64_t* bits, std::size_t words, std::uint64_t from,
                      std::uint64_t to) {  // [from, to)
   to = std::min<std::uint64_t>(to, words * 64);
-  for (std::uint64_t i = from; i < to;) {
-    if ((i & 63) == 0 && i + 64 <= to) {
-      bits[i >> 6] = ~std::uint64_t{0};
-      i += 64;
-    } else {
-      bits[i >> 6] |= std::uint64_t{1} << (i & 63);
-      ++i;
-    }
+  if (from >= to) return;
+  const std::uint64_t first = from >> 6;
+  const std::uint64_t last = (to - 1) >> 6;
+  const std::uint64_t head = ~std::uint64_t{0} << (from & 63);
+  const std::uint64_t tail = ~std::uint64_t{0} >> (63 - ((to - 1) & 63));
+  if (first == last) {
+    bits[first] |= head & tail;
+    return;
   }
+  bits[first] |= head;
+  for (std::uint64_t w = first + 1; w < last; ++w) bits[w] = ~std::uint64_t{0};
+  bits[last] |= tail;
 }
 
 }  // namespace

@@ -142,6 +142,34 @@ INSTANTIATE_TEST_SUITE_P(Filters, HnswFilterTest,
                                            FilterCase{HnswFilter::kTwoHop, -0.1, 64, 0.8},
                                            FilterCase{HnswFilter::kTwoHop, -0.01, 64}));
 
+// Every container kind (array, bitset, runs of every length and alignment),
+// cut at a limit that is not a whole word or chunk.
+TEST(HnswTest, DenseBitsMatchTheSet) {
+  std::mt19937_64 rng(5);
+  for (int round = 0; round < 40; ++round) {
+    roaring::Roaring set;
+    const std::uint32_t limit = 1 + static_cast<std::uint32_t>(rng() % 300000);
+    for (int i = 0; i < 60; ++i) {  // runs
+      const std::uint32_t from = static_cast<std::uint32_t>(rng() % 300000);
+      set.addRange(from, from + 1 + rng() % (i % 3 == 0 ? 3 : 700));
+    }
+    for (int i = 0; i < 3000; ++i) set.add(static_cast<std::uint32_t>(rng() % 300000));
+    set.addRange(131072 + 7, 131072 + 40000);  // a dense chunk
+    if (round % 2 == 0) set.runOptimize();
+    const std::size_t words = (std::size_t{limit} + 63) / 64;
+    std::vector<std::uint64_t> bits(3, ~std::uint64_t{0});  // overwritten
+    const std::size_t count = DenseBits(set, words, bits);
+    ASSERT_EQ(bits.size(), words);
+    std::size_t expected = 0;
+    for (std::uint32_t id = 0; id < words * 64; ++id) {
+      const bool in = set.contains(id);
+      expected += in ? 1 : 0;
+      ASSERT_EQ(((bits[id >> 6] >> (id & 63)) & 1) != 0, in) << "round " << round << " id " << id;
+    }
+    EXPECT_EQ(count, expected);
+  }
+}
+
 TEST(HnswTest, EmptyAndDegenerate) {
   VectorStore store(4, Metric::kL2);
   Hnsw h(&store, {});
