@@ -2,9 +2,8 @@
 // stand for other ones (a value graph's node i is record docs[i],
 // value_graphs.h; without `docs`, i itself): number i passes when bit
 // docs[i] of `bits`, a dense bitset of `words` 64-bit words (DenseBits,
-// hnsw.h), is set. Both the graph
-// walk (HnswSearchParams::by_doc) and the exact scans (exact_search.h) test
-// it.
+// hnsw.h), is set. Both the graph walk (HnswSearchParams::by_doc) and the
+// exact scans (exact_search.h) test it.
 #ifndef ENGRAM_VECTOR_DOC_FILTER_H_
 #define ENGRAM_VECTOR_DOC_FILTER_H_
 

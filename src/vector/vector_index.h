@@ -193,8 +193,9 @@ class VectorIndex {
       double estimate = 0;  // ValueGraphs::Estimate, set when run
     };
     std::vector<Part> parts;
-    // Keys' records scanned exactly (those allowed: RunCover tests them),
-    // beside the allowed records not linked.
+    // Keys' records scanned exactly, beside the allowed records not linked
+    // (RunCover answers with allowed ones only: tested, or when whole,
+    // checked).
     std::vector<const roaring::Roaring*> scan_sets;
     bool whole = false;  // the keys hold exactly the allowed records
     std::size_t ef = 0;
