@@ -115,7 +115,8 @@ Variant EngramSystem::Make(std::string mode, std::optional<vector::VectorPlan> p
     s->current = view;
     s->covers.clear();
     const bool labels = view.spec.correlation == Correlation::kCorrelated ||
-                        view.spec.correlation == Correlation::kAnti;
+                        view.spec.correlation == Correlation::kAnti ||
+                        view.spec.correlation == Correlation::kMixed;
     if (s->value_graph_min == 0 || !labels || view.allowed == nullptr) return;
     for (const roaring::Roaring& allowed : *view.allowed) {
       std::vector<char> seen(s->d->num_labels, 0);

@@ -125,8 +125,14 @@ std::string FilterSpec::CorrelationName() const {
       return "correlated";
     case Correlation::kAnti:
       return "anti";
+    case Correlation::kMixed:
+      return "mixed";
   }
   return "?";
+}
+
+std::vector<FilterSpec> MixedFilters() {
+  return {{0.5, Correlation::kMixed}, {0.1, Correlation::kMixed}, {0.01, Correlation::kMixed}};
 }
 
 std::string FilterSpec::Name() const {
@@ -226,7 +232,8 @@ roaring::Roaring MakeAllowed(const Dataset& d, const LabelIndex& labels, const F
     }
     std::vector<std::size_t> order(d.num_labels);
     std::iota(order.begin(), order.end(), 0);
-    const bool near = spec.correlation == Correlation::kCorrelated;
+    const bool near = spec.correlation == Correlation::kCorrelated ||
+                      (spec.correlation == Correlation::kMixed && q % 2 == 0);
     std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
       if (count[a] != count[b]) return near ? count[a] > count[b] : count[a] < count[b];
       if (dist[a] != dist[b]) return near ? dist[a] < dist[b] : dist[a] > dist[b];

@@ -22,6 +22,7 @@ enum class Correlation {
   kUncorrelated,  // a seeded random subset of the records
   kCorrelated,    // the labels most common near the query, then the nearest labels
   kAnti,          // the labels least common near the query, then the farthest labels
+  kMixed,         // correlated for even query numbers, anti for odd (one workload of both)
 };
 
 struct FilterSpec {
@@ -29,12 +30,16 @@ struct FilterSpec {
   Correlation correlation = Correlation::kNone;
 
   std::string SelectivityName() const;  // "100", "50", "10", "1", "0.1" (per cent)
-  std::string CorrelationName() const;  // "none", "uncorrelated", "correlated", "anti"
+  std::string CorrelationName() const;  // "none", "uncorrelated", "correlated", "anti", "mixed"
   std::string Name() const;             // e.g. "10%-anti"
 };
 
 // 100 %, then 50, 10, 1 and 0.1 % each uncorrelated, correlated and anti.
 std::vector<FilterSpec> StandardFilters();
+// 50, 10 and 1 % mixed: run only when named (--filters), for a planner that
+// learns from the searches it runs (vector/plan_costs.h) met by correlated
+// and anti-correlated filters in turn rather than by one kind at a time.
+std::vector<FilterSpec> MixedFilters();
 
 struct Hit {
   std::uint32_t id = 0;

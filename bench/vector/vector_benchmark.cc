@@ -13,7 +13,7 @@
 //   [--data DIR] [--work DIR] [--out DIR] [--queries N] [--queries-1m N]
 //   [--efs 10,16,...] [--m 16] [--ef-construction 200] [--threads 2]
 //   [--seed S] [--min-seconds X] [--max-ms-per-query X] [--clock cpu|wall]
-//   [--systems engram,faiss,hnswlib] [--filters 100%-none,50%-anti,...]
+//   [--systems engram,faiss,hnswlib] [--filters 100%-none,50%-anti,...,10%-mixed]
 //   [--json-out FILE] [--value-graphs MIN] [--cover-slack X] [--sq8] [--interleave R]
 //   [--modes planner,value_graphs,exact]
 //   (--value-graphs: engram's records carry their labels as keys, labels of
@@ -102,7 +102,11 @@ std::vector<Point> RunFilters(const Options& o, const Dataset& d, std::vector<Va
   fmt::print(stderr, "[{}] exact neighbourhoods (cached in {})\n", d.name, o.work);
   const LabelIndex labels = BuildLabelIndex(d, 100, o.threads, o.work);
   std::vector<Point> points;
-  for (const FilterSpec& spec : StandardFilters()) {
+  std::vector<FilterSpec> specs = StandardFilters();
+  for (const FilterSpec& spec : MixedFilters()) {
+    if (Has(o.filters, spec.Name())) specs.push_back(spec);
+  }
+  for (const FilterSpec& spec : specs) {
     if (!o.filters.empty() && !Has(o.filters, spec.Name())) continue;
     std::vector<roaring::Roaring> allowed;
     std::vector<const roaring::Roaring*> ptrs;
@@ -249,7 +253,8 @@ Options ParseArgs(int argc, char** argv) {
       args.Unknown("see the usage in vector_benchmark.cc");
     }
   }
-  const std::vector<FilterSpec> all = StandardFilters();
+  std::vector<FilterSpec> all = StandardFilters();
+  for (const FilterSpec& f : MixedFilters()) all.push_back(f);
   for (const std::string& name : o.filters) {
     if (std::none_of(all.begin(), all.end(),
                      [&](const FilterSpec& f) { return f.Name() == name; })) {

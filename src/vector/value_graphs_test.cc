@@ -130,6 +130,7 @@ double CoverRecall(const VectorIndex& index, std::size_t labels, bool halve, boo
     VectorSearchOptions options;
     options.k = 10;
     options.cover = &f.cover;
+    options.planner.measured = false;  // the fitted estimates: the plan is checked
     if (forced) options.plan = VectorPlan::kValueGraphs;
     VectorExplain explain;
     const auto hits = index.Search(query, options, &f.allowed, &explain);

@@ -26,6 +26,7 @@
 #include "vector/hnsw/hnsw.h"
 #include "vector/metric.h"
 #include "vector/neighbor.h"
+#include "vector/plan_costs.h"
 #include "vector/value_graphs.h"
 #include "vector/vector_store.h"
 
@@ -63,6 +64,11 @@ struct PlannerConstants {
   // kValueGraphs over many keys: a key not searched yet may lie this many
   // times further below its estimate than any searched key's best did.
   double cover_slack = 2;
+  // Scale the value graphs' and the sample's estimates by their time per
+  // unit over the exact scan's as measured on this index, and sample only
+  // where samples have saved more than they cost (plan_costs.h); false: the
+  // estimates as fitted (tests that check which plan is chosen).
+  bool measured = true;
 };
 
 struct VectorSearchOptions {
@@ -199,7 +205,8 @@ class VectorIndex {
     std::vector<const roaring::Roaring*> scan_sets;
     bool whole = false;  // the keys hold exactly the allowed records
     std::size_t ef = 0;
-    double cost = 0;  // estimated, times the margin it must win by
+    double units = 0;  // estimated cost
+    double cost = 0;   // to beat: units times the margin it must win by
   };
   // nullopt when the cover has no graph to search, or costs `bound` or more
   // (planning stops as soon as it knows).
@@ -245,6 +252,9 @@ class VectorIndex {
   roaring::Roaring side_;            // dot only: linked outside the graph (out of range)
   std::uint64_t since_rebuild_ = 0;  // dot only: records linked since the last rebuild
   std::uint64_t relinked_ = 0;       // dot only: records relinked by rebuilds
+  // The plans' measured costs (searches note them; on the heap, as it
+  // holds atomics and the index moves).
+  std::unique_ptr<PlanCosts> costs_ = std::make_unique<PlanCosts>();
 };
 
 }  // namespace engram::vector

@@ -148,6 +148,7 @@ std::optional<VectorIndex::CoverPlan> VectorIndex::PlanCover(std::size_t ef,
         count, std::max(static_cast<double>(kAlwaysSearched), kSearchedPerRoot * std::sqrt(count)));
     cost = unlinked + scan_count + part_costs * searched / count + kEstimateCost * count;
   }
+  plan.units = cost;
   plan.cost = kMargin * cost;
   if (plan.cost >= bound) return std::nullopt;
   return plan;

@@ -21,7 +21,12 @@
 //    correlated filter's walk is 3.5x faster.
 // A walk that runs first costs no sample: on 4,800 SIFT vectors at 50 %
 // kept, the sample cost a third of the graph plan's speed. walk_cost and the
-// default ef (PlannerConstants) are fitted by bench/vector's --fit.
+// default ef (PlannerConstants) are fitted by bench/vector's --fit, where
+// the vectors come from memory. On the index searched, the value graphs' and
+// the sample's estimates are scaled by their time per unit over the exact
+// scan's as measured there, and the sample runs only where the saving
+// expected of it, from what samples saved there, exceeds its cost
+// (plan_costs.h).
 //
 // The two-hop walk (ACORN-1) is measured there too but never chosen: on the
 // clustered sets it lost recall at 1 % and under anti-correlated filters
@@ -38,6 +43,7 @@
 
 #include <fmt/core.h>
 
+#include "base/deadline.h"
 #include "base/status.h"
 #include "vector/exact/exact_search.h"
 #include "vector/vector_index.h"
@@ -52,6 +58,14 @@ constexpr double kPrior = 8;
 
 std::size_t PlanEf(std::size_t k, const VectorSearchOptions& options) {
   return options.ef != 0 ? std::max(options.ef, k) : std::max(options.planner.default_ef, 2 * k);
+}
+
+// Notes a run that started at `start` and cost `units` by the estimate,
+// unless the deadline cut it short.
+void NoteRun(PlanCosts& costs, PlanCosts::Kind kind, PlanCosts::Clock::time_point start,
+             double units, const Deadline* deadline) {
+  if (deadline != nullptr && deadline->Passed()) return;
+  costs.Note(kind, PlanCosts::Clock::now() - start, units);
 }
 
 }  // namespace
@@ -91,6 +105,8 @@ StatusOr<std::vector<Neighbor>> VectorIndex::Search(std::span<const float> query
   const bool may_cover = options.cover != nullptr && allowed != nullptr;
   // The value graphs' plan, kept for a walk that finds its records beyond it.
   std::optional<CoverPlan> walk_fallback;
+  // The planner's walk runs first, unsampled: noted whether it kept going.
+  bool walk_first = false;
   if (options.plan) {
     ex.plan = *options.plan;
     ex.reason = "plan forced by the caller";
@@ -104,7 +120,11 @@ StatusOr<std::vector<Neighbor>> VectorIndex::Search(std::span<const float> query
       ex.plan = VectorPlan::kExact;  // no value graph to walk
     }
   } else {
-    // Estimated costs (file comment), in exact-scan distances.
+    // Estimated costs (file comment), in exact-scan distances; the value
+    // graphs' and the sample's scaled by their time per unit over the exact
+    // scan's, as measured on this index (plan_costs.h).
+    const bool measured = options.planner.measured;
+    auto factor = [&](PlanCosts::Kind kind) { return measured ? costs_->Factor(kind) : 1.0; };
     const double exact_cost = static_cast<double>(ex.allowed);
     const double ef = static_cast<double>(PlanEf(k, options));
     const double walk = options.planner.walk_cost;
@@ -112,31 +132,68 @@ StatusOr<std::vector<Neighbor>> VectorIndex::Search(std::span<const float> query
     // outside the dot copy's range).
     const double unlinked = static_cast<double>(pending_.cardinality() + side_.cardinality());
     double walk_cost = walk * ef / ex.selectivity + unlinked;
-    const bool walk_may_win = walk * (ef + kSampleEf) < exact_cost;
+    // A walk meeting only allowed records near the query, and the sample
+    // that would tell.
+    const double best_walk = walk * ef + unlinked;
+    const double sample_units = walk * kSampleEf;
+    const double sample_cost = sample_units * factor(PlanCosts::kSample);
     // Planned once: the value graphs' cost is compared with the others' as
     // each becomes known, and none exceeds the exact scan's.
+    const double cover_factor = factor(PlanCosts::kValueGraphs);
     std::optional<CoverPlan> cover;
-    if (may_cover) cover = PlanCover(PlanEf(k, options), options, *allowed, exact_cost);
+    if (may_cover) {
+      cover = PlanCover(PlanEf(k, options), options, *allowed, exact_cost / cover_factor);
+      if (cover) cover->cost *= cover_factor;
+    }
+    // Runs the value graphs' plan, timed.
+    auto run_cover = [&](const char* why) {
+      const auto start = PlanCosts::Clock::now();
+      std::vector<Neighbor> hits = RunCover(*cover, q, k, options, *allowed, ex, why);
+      NoteRun(*costs_, PlanCosts::kValueGraphs, start, cover->units, options.deadline);
+      return hits;
+    };
+    // What was measured, for explain.
+    auto measured_note = [&] {
+      return !measured ? std::string()
+                       : fmt::format(
+                             "; as measured here (against the scan's), the value graphs cost "
+                             "{:.2f}x their estimates, the sample {:.2f}x; samples saved {:.0f} "
+                             "% of what they could, walks run first kept going {:.0f} %",
+                             cover_factor, sample_cost / sample_units,
+                             100 * costs_->MeanShare(PlanCosts::kSampleSaved),
+                             100 * costs_->MeanShare(PlanCosts::kWalkKept));
+    };
     if (cover && ex.selectivity < 1) {
-      // Value graphs cheaper than any walk (one whose every record near the
-      // query is allowed) are taken before the walk's share is sampled.
-      const double best_walk = walk * ef + unlinked;
+      // Value graphs cheaper than any walk could be (at the global share
+      // unsampled, or sampled and meeting only allowed records) are taken
+      // before the sample.
+      const double least_walk = std::min(walk_cost, best_walk + sample_cost);
       if (explain != nullptr) {
-        ex.reason = fmt::format("estimated cost: exact {:.0f}, a graph walk at least {:.0f}",
-                                exact_cost, best_walk);
+        ex.reason = fmt::format("estimated cost: exact {:.0f}, a graph walk at least {:.0f}{}",
+                                exact_cost, least_walk, measured_note());
       }
-      if (cover->cost < std::min(exact_cost, best_walk)) {
-        return RunCover(*cover, q, k, options, *allowed, ex,
-                        explain ? "; the filter's value graphs are cheaper" : nullptr);
+      if (cover->cost < std::min(exact_cost, least_walk)) {
+        return run_cover(explain ? "; the filter's value graphs are cheaper" : nullptr);
       }
     }
-    if (ex.selectivity < 1 && walk_cost >= exact_cost && walk_may_win) {
+    // The sample runs where the walk at the global share costs more than
+    // the other plans and the saving expected of it (what it could save,
+    // times the share of that samples saved here) exceeds its cost.
+    const double to_beat = cover ? std::min(exact_cost, cover->cost) : exact_cost;
+    const double may_save = to_beat - best_walk;
+    auto share = [&](PlanCosts::Share s) { return measured ? costs_->MeanShare(s) : 1.0; };
+    bool sampled = false, far = false;  // far: the sample met no allowed record
+    if (ex.selectivity < 1 && walk_cost >= exact_cost &&
+        share(PlanCosts::kSampleSaved) * may_save > sample_cost) {
+      sampled = true;
       // Whether the filter keeps more near the query than overall.
       HnswSearchStats sample_stats;
       HnswSearchParams sample_params{kSampleEf};
       sample_params.codes = options.quantized;
       sample_params.upper_beam = options.upper_beam;
+      const auto start = PlanCosts::Clock::now();
       const auto sample = GraphSearch(q, kSampleEf, sample_params, nullptr, &sample_stats);
+      NoteRun(*costs_, PlanCosts::kSample, start, sample_units, options.deadline);
       ex.distances += sample_stats.distances;
       if (!sample.empty()) {
         std::size_t in = 0;
@@ -147,21 +204,37 @@ StatusOr<std::vector<Neighbor>> VectorIndex::Search(std::span<const float> query
         const double near = (static_cast<double>(in) + kPrior * ex.selectivity) /
                             (static_cast<double>(sample.size()) + kPrior);
         walk_cost = walk * ef / near + unlinked;
-        if (in == 0 && sample.size() >= kSampleEf / 2) walk_cost = exact_cost;
+        far = in == 0 && sample.size() >= kSampleEf / 2;
+      }
+      if (measured) {
+        costs_->NoteShare(PlanCosts::kSampleSaved,
+                          far ? 0 : std::max(0.0, to_beat - walk_cost) / may_save);
       }
     }
-    ex.plan = walk_cost < exact_cost ? VectorPlan::kGraph : VectorPlan::kExact;
+    const double graph_cost = far ? exact_cost : walk_cost;
+    // An unsampled walk gives up where the query's neighbourhood holds no
+    // allowed record, at about a sample's cost: it runs first only where
+    // the saving expected of it (times the share of such walks that kept
+    // going here) exceeds that.
+    bool held_back = false;
+    if (!sampled && ex.selectivity < 1 && graph_cost < to_beat) {
+      const double kept = share(PlanCosts::kWalkKept);
+      walk_first = kept * (to_beat - graph_cost) > (1 - kept) * sample_cost;
+      held_back = !walk_first;
+    }
+    const double walk_plan = held_back ? std::numeric_limits<double>::infinity() : graph_cost;
+    ex.plan = walk_plan < exact_cost ? VectorPlan::kGraph : VectorPlan::kExact;
     // Formatting costs as much as a small exact scan: only when asked.
     if (explain != nullptr) {
-      ex.reason = fmt::format("estimated cost: exact {:.0f}, graph {:.0f} (selectivity {:.4g}{})",
-                              exact_cost, walk_cost, ex.selectivity,
-                              ex.local_selectivity < 0
-                                  ? ""
-                                  : fmt::format(", near the query {:.4g}", ex.local_selectivity));
+      ex.reason = fmt::format(
+          "estimated cost: exact {:.0f}, graph {:.0f} (selectivity {:.4g}{}){}{}", exact_cost,
+          graph_cost, ex.selectivity,
+          ex.local_selectivity < 0 ? ""
+                                   : fmt::format(", near the query {:.4g}", ex.local_selectivity),
+          held_back ? ", not walked: walks run first here gave up too often" : "", measured_note());
     }
-    if (cover && cover->cost < std::min(exact_cost, walk_cost)) {
-      return RunCover(*cover, q, k, options, *allowed, ex,
-                      explain ? "; the filter's value graphs are cheaper" : nullptr);
+    if (cover && cover->cost < std::min(exact_cost, walk_plan)) {
+      return run_cover(explain ? "; the filter's value graphs are cheaper" : nullptr);
     }
     if (cover && ex.plan == VectorPlan::kGraph) walk_fallback = std::move(cover);
   }
@@ -182,6 +255,9 @@ StatusOr<std::vector<Neighbor>> VectorIndex::Search(std::span<const float> query
     }
     // The walk met no allowed record near the query (file comment).
     const bool beyond = stats.gave_up;
+    if (walk_first && options.planner.measured) {
+      costs_->NoteShare(PlanCosts::kWalkKept, beyond ? 0 : 1);
+    }
     if (!beyond) {
       if (!pending_.isEmpty() || !side_.isEmpty()) {
         // Records not in the graph (staged, or outside the dot copy's
@@ -214,7 +290,10 @@ StatusOr<std::vector<Neighbor>> VectorIndex::Search(std::span<const float> query
     ex.plan = VectorPlan::kExact;
   }
   ex.distances += ex.allowed;
-  return ExactSearch(*store_, q.data(), k, allowed, options.deadline);
+  const auto start = PlanCosts::Clock::now();
+  std::vector<Neighbor> hits = ExactSearch(*store_, q.data(), k, allowed, options.deadline);
+  NoteRun(*costs_, PlanCosts::kExact, start, static_cast<double>(ex.allowed), options.deadline);
+  return hits;
 }
 
 std::vector<float> VectorIndex::WalkQuery(const std::vector<float>& query) const {
